@@ -1,0 +1,92 @@
+// How the CLI reaches accounts: through the running service's admin socket when it is
+import { join } from 'node:path';
+// up, otherwise by opening the data directory itself (LevelDB admits one process).
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import type { Config, Role } from '../config/types.js';
+import { Store } from '../store/db.js';
+import { CommitQueue } from '../store/commit.js';
+import { AccountDirectory, AccountError } from '../auth/accounts.js';
+import { adminSocketPath } from '../server.js';
+import { GaugewayError } from '../errors.js';
+
+export interface AdminClient {
+  call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export async function connectAdmin(config: Config): Promise<AdminClient> {
+  const socket = adminSocketPath(config.data_dir);
+  if (existsSync(socket) && (await reachable(socket))) return socketClient(socket);
+  try {
+    return await directClient(config);
+  } catch (err) {
+    if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') {
+      throw new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${socket} does not answer; is the CLI run as the service user (or root)?`);
+    }
+    throw err;
+  }
+}
+
+function reachable(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.request({ socketPath: path, path: '/accounts', method: 'GET', timeout: 2000 }, (res) => { res.resume(); resolve(true); });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => { req.destroy(); resolve(false); });
+    req.end();
+  });
+}
+
+function socketClient(socketPath: string): AdminClient {
+  return {
+    call: (method, path, body) => new Promise((resolve, reject) => {
+      const payload = body ? JSON.stringify(body) : undefined;
+      const req = http.request({ socketPath, path, method, headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          const data = text ? JSON.parse(text) : null;
+          if ((res.statusCode ?? 500) >= 400) reject(new Error(data?.errors?.request?.[0] ?? `admin API answered ${res.statusCode}`));
+          else resolve(data);
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    }),
+    close: async () => {},
+  };
+}
+
+/** The same calls as the admin socket, made on the directory while the service is stopped. */
+async function directClient(config: Config): Promise<AdminClient> {
+  const store = await Store.open(join(config.data_dir, 'db'), { sync: true });
+  const commit = new CommitQueue(store.db, true);
+  const dir = await AccountDirectory.load(store, commit, config.accounts);
+  const routes: [RegExp, 'GET' | 'POST', (m: string[], b: Record<string, unknown>) => Promise<unknown> | unknown][] = [
+    [/^\/accounts$/, 'GET', () => dir.listAccounts()],
+    [/^\/accounts$/, 'POST', async (_m, b) => {
+      const account = await dir.createAccount(String(b.email ?? ''));
+      const created = await dir.createToken(account.email, String(b.token_name ?? 'default'), (b.role as Role) ?? 'admin');
+      return { account, token: created.token, secret: created.secret };
+    }],
+    [/^\/accounts\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setAccountActive(m[1]!, m[2] === 'enable')],
+    [/^\/accounts\/([^/]+)\/tokens$/, 'GET', (m) => dir.listTokens(m[1]!)],
+    [/^\/accounts\/([^/]+)\/tokens$/, 'POST', (m, b) => dir.createToken(m[1]!, String(b.name ?? ''), (b.role as Role) ?? 'admin')],
+    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setTokenActive(m[1]!, m[2]!, m[3] === 'enable')],
+    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/rotate$/, 'POST', (m) => dir.rotateToken(m[1]!, m[2]!)],
+  ];
+  return {
+    async call(method, path, body = {}) {
+      for (const [re, verb, fn] of routes) {
+        const m = re.exec(path);
+        if (m && verb === method) {
+          if (body.role !== undefined && !['admin', 'recorder', 'viewer'].includes(String(body.role))) throw new AccountError('invalid', 'role must be admin, recorder or viewer');
+          return fn(m.slice(0).map((x) => (x ? decodeURIComponent(x) : x)), body);
+        }
+      }
+      throw new Error(`no admin call ${method} ${path}`);
+    },
+    close: () => store.close(),
+  };
+}

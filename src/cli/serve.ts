@@ -1,0 +1,32 @@
+// `gaugeway serve`: run in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config.
+import { loadConfig } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { startServer } from '../server.js';
+import { parse, configOption } from './args.js';
+
+export async function serve(args: string[]): Promise<number> {
+  const { values } = parse(args, { ...configOption, listen: { type: 'string' }, 'data-dir': { type: 'string' } });
+  const load = () => loadConfig({ file: values.config as string | undefined, flags: { listen: values.listen as string | undefined, dataDir: values['data-dir'] as string | undefined } });
+  const config = load();
+  const log = createLogger(config.log.level);
+  log.info({ config: config.source, data_dir: config.data_dir }, 'starting gaugeway');
+  const server = await startServer(config, log, { load });
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal: exiting at once');
+        process.exit(1);
+      }
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, config.http.shutdown_timeout_ms + 5000);
+      force.unref();
+      server.close().then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', () => { void server.reload(); });
+  });
+}

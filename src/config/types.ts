@@ -1,0 +1,51 @@
+// The shape of a loaded, defaulted, path-resolved configuration: the only config type
+// the rest of the code sees.
+
+export type Role = 'admin' | 'recorder' | 'viewer';
+
+export interface ConfigAccount {
+  email: string;
+  token_sha256: string;
+  role: Role;
+  name: string;
+}
+
+export interface RateBucketConfig {
+  /** requests per interval; 0 = unlimited */
+  limit: number;
+  interval_seconds: number;
+}
+
+export interface Config {
+  /** absolute path of the file this came from, or null for the embedded default */
+  source: string | null;
+  http: {
+    listen: string;
+    host: string;
+    port: number;
+    trust_proxy: boolean;
+    external_url: string | null;
+    headers_timeout_ms: number;
+    request_timeout_ms: number;
+    max_connections: number;
+    shutdown_timeout_ms: number;
+  };
+  data_dir: string;
+  tls: { cert_file: string | null; key_file: string | null; min_version: 'TLSv1.2' | 'TLSv1.3' };
+  accounts: ConfigAccount[];
+  limits: {
+    body_bytes: number;
+    max_body_depth: number;
+    tags_per_measurement: number;
+    batch_job_threshold: number;
+    rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
+  };
+  storage: {
+    sync: boolean;
+    min_free_disk_bytes: number;
+    /** retention per tier in seconds; keys 'raw', '60', '900', '3600' */
+    retention: { raw: number; '60': number; '900': number; '3600': number };
+    retention_schedule: string;
+  };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+}

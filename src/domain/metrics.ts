@@ -1,0 +1,311 @@
+// The metric catalogue: what a metric is (type, period, attributes), its create/update
+// rules, batch updates and deletion. Measurements of a deleted metric are removed by
+// the purge hooks that the storage engine registers.
+import type { Store } from '../store/db.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
+import { Collection } from '../store/collection.js';
+import { ApiError } from '../errors.js';
+import { compileGlob } from '../query/glob.js';
+import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+
+export type MetricType = 'gauge' | 'counter' | 'composite';
+export type SummarizeFunction = 'average' | 'sum' | 'count' | 'min' | 'max';
+
+export interface MetricAttributes {
+  color?: string | null;
+  display_max?: number | null;
+  display_min?: number | null;
+  display_units_long?: string | null;
+  display_units_short?: string | null;
+  display_stacked?: boolean;
+  summarize_function?: SummarizeFunction;
+  aggregate?: boolean;
+  gap_detection?: boolean;
+  created_by_ua?: string;
+}
+
+export interface MetricRecord {
+  name: string;
+  type: MetricType;
+  display_name: string | null;
+  description: string | null;
+  period: number | null;
+  attributes: MetricAttributes;
+  composite: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Properties a client may set; everything else is the server's. */
+export interface MetricInput {
+  type?: MetricType;
+  display_name?: string | null;
+  description?: string | null;
+  period?: number | null;
+  attributes?: MetricAttributes;
+  composite?: string | null;
+}
+
+const SUMMARIZE = ['average', 'sum', 'count', 'min', 'max'];
+
+export const attributesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    color: { type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' },
+    display_max: { type: ['number', 'null'] },
+    display_min: { type: ['number', 'null'] },
+    display_units_long: { type: ['string', 'null'], maxLength: 255 },
+    display_units_short: { type: ['string', 'null'], maxLength: 255 },
+    display_stacked: { type: 'boolean' },
+    summarize_function: { enum: SUMMARIZE },
+    aggregate: { type: 'boolean' },
+    gap_detection: { type: 'boolean' },
+    // Server-owned; accepted so that a GET body can be PUT back, but never taken.
+    created_by_ua: { type: ['string', 'null'] },
+  },
+} as const;
+
+const metricProperties = {
+  type: { enum: ['gauge', 'composite', 'counter'] },
+  display_name: { type: ['string', 'null'], maxLength: 255 },
+  description: { type: ['string', 'null'], maxLength: 1024 },
+  period: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
+  attributes: attributesSchema,
+  composite: { type: ['string', 'null'], maxLength: 8192 },
+} as const;
+
+/** PUT /v1/metrics/:name. Fields a GET returns (name, source_lag, ...) may be echoed back. */
+export const metricPutSchema = {
+  type: 'object',
+  properties: { ...metricProperties, name: { type: 'string' } },
+} as const;
+
+/** PUT /v1/metrics (batch): `names` plus properties, attributes nested or at the top level. */
+export const metricBatchUpdateSchema = {
+  type: 'object',
+  required: ['names'],
+  properties: {
+    names: namesSchema(),
+    ...metricProperties,
+    ...attributesSchema.properties,
+  },
+} as const;
+
+export const metricBatchDeleteSchema = {
+  type: 'object',
+  required: ['names'],
+  properties: { names: namesSchema() },
+} as const;
+
+function namesSchema() {
+  return {
+    anyOf: [
+      { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', minLength: 1, maxLength: 255 } },
+      { type: 'string', minLength: 1, maxLength: 255 },
+    ],
+  };
+}
+
+/** Called with the metrics being deleted; returns the operations that remove their data. */
+export type PurgeHook = (accountId: number, names: string[]) => Promise<WriteOp[]>;
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export class MetricCatalog {
+  private readonly records: Collection<MetricRecord>;
+  private readonly cache = new Map<number, Map<string, MetricRecord>>();
+  private readonly loading = new Map<number, Promise<Map<string, MetricRecord>>>();
+  readonly purgeHooks: PurgeHook[] = [];
+
+  constructor(store: Store, private readonly commit: CommitQueue) {
+    this.records = new Collection<MetricRecord>(store, 'metrics');
+  }
+
+  /** All metrics of an account, by canonical name (loaded once, then kept current). */
+  private async byName(accountId: number): Promise<Map<string, MetricRecord>> {
+    const cached = this.cache.get(accountId);
+    if (cached) return cached;
+    let p = this.loading.get(accountId);
+    if (!p) {
+      p = this.records.list(accountId).then((list) => {
+        const m = new Map(list.map((r) => [r.name, r]));
+        this.cache.set(accountId, m);
+        this.loading.delete(accountId);
+        return m;
+      });
+      this.loading.set(accountId, p);
+    }
+    return p;
+  }
+
+  async get(accountId: number, name: string): Promise<MetricRecord | undefined> {
+    return (await this.byName(accountId)).get(canonicalMetricName(name));
+  }
+
+  async list(accountId: number): Promise<MetricRecord[]> {
+    return [...(await this.byName(accountId)).values()];
+  }
+
+  /** Create or update (PUT semantics). Returns whether the metric was created. */
+  async put(accountId: number, rawName: string, input: MetricInput, userAgent: string | null): Promise<{ created: boolean; metric: MetricRecord }> {
+    const name = checkName(rawName);
+    const metrics = await this.byName(accountId);
+    const existing = metrics.get(name);
+    const metric = existing ? applyUpdate(existing, input) : newMetric(name, input, userAgent);
+    await this.save(accountId, [metric]);
+    return { created: !existing, metric };
+  }
+
+  /**
+   * The metric for a measurement: created on first sight with the request's properties,
+   * which are ignored when it already exists.
+   */
+  async ensure(accountId: number, rawName: string, type: 'gauge' | 'counter', input: MetricInput, userAgent: string | null): Promise<MetricRecord> {
+    const name = canonicalMetricName(rawName);
+    const metrics = await this.byName(accountId);
+    const existing = metrics.get(name);
+    if (existing) return existing;
+    const metric = newMetric(name, { ...input, type }, userAgent);
+    metrics.set(name, metric); // visible at once, so concurrent requests do not create it twice
+    try {
+      await this.commit.write([this.records.put(accountId, name, metric)]);
+    } catch (err) {
+      metrics.delete(name);
+      throw err;
+    }
+    return metric;
+  }
+
+  /** Names selected by an explicit list or a single `*` pattern (existing metrics only for patterns). */
+  async select(accountId: number, names: string[] | string): Promise<{ existing: string[]; missing: string[] }> {
+    const metrics = await this.byName(accountId);
+    if (typeof names === 'string' && names.includes('*')) {
+      const glob = compileGlob(names);
+      return { existing: [...metrics.keys()].filter((n) => glob.test(n)).sort(), missing: [] };
+    }
+    const list = [...new Set((typeof names === 'string' ? [names] : names).map((n) => checkName(n)))];
+    return { existing: list.filter((n) => metrics.has(n)), missing: list.filter((n) => !metrics.has(n)) };
+  }
+
+  /**
+   * Batch update: existing metrics are updated; explicitly named missing ones are created
+   * (as PUT /v1/metrics/:name would). Gauge-only attributes are skipped for counters.
+   */
+  async updateMany(accountId: number, names: string[], input: MetricInput, userAgent: string | null, progress: (pct: number) => void = () => {}): Promise<number> {
+    const metrics = await this.byName(accountId);
+    const chunk = 500;
+    for (let i = 0; i < names.length; i += chunk) {
+      const batch = names.slice(i, i + chunk).map((n) => {
+        const existing = metrics.get(n);
+        if (!existing) return newMetric(n, input, userAgent);
+        const own = existing.type === 'counter' ? withoutGaugeAttributes(input) : input;
+        return applyUpdate(existing, { ...own, type: undefined });
+      });
+      await this.save(accountId, batch);
+      progress(((i + batch.length) / names.length) * 100);
+    }
+    return names.length;
+  }
+
+  async deleteMany(accountId: number, names: string[], progress: (pct: number) => void = () => {}): Promise<number> {
+    const metrics = await this.byName(accountId);
+    const chunk = 100;
+    let deleted = 0;
+    for (let i = 0; i < names.length; i += chunk) {
+      const batch = names.slice(i, i + chunk).filter((n) => metrics.has(n));
+      const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
+      for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));
+      await this.commit.write(ops);
+      for (const n of batch) metrics.delete(n);
+      deleted += batch.length;
+      progress(((i + chunk) / names.length) * 100);
+    }
+    return deleted;
+  }
+
+  private async save(accountId: number, list: MetricRecord[]): Promise<void> {
+    await this.commit.write(list.map((m) => this.records.put(accountId, m.name, m)));
+    const metrics = await this.byName(accountId);
+    for (const m of list) metrics.set(m.name, m);
+  }
+}
+
+function checkName(raw: string): string {
+  if (!METRIC_NAME.test(raw)) throw new ApiError(400, { params: { name: [METRIC_NAME_MESSAGE] } });
+  return canonicalMetricName(raw);
+}
+
+function cleanAttributes(a: MetricAttributes | undefined): MetricAttributes {
+  const { created_by_ua: _serverOwned, ...rest } = a ?? {};
+  return rest;
+}
+
+function withoutGaugeAttributes(input: MetricInput): MetricInput {
+  if (!input.attributes) return input;
+  const { summarize_function: _s, aggregate: _a, ...rest } = input.attributes;
+  return { ...input, attributes: rest };
+}
+
+function newMetric(name: string, input: MetricInput, userAgent: string | null): MetricRecord {
+  const t = now();
+  const metric: MetricRecord = {
+    name,
+    type: input.type ?? 'gauge',
+    display_name: input.display_name ?? null,
+    description: input.description ?? null,
+    period: input.period ?? null,
+    attributes: { ...cleanAttributes(input.attributes), ...(userAgent ? { created_by_ua: userAgent.slice(0, 255) } : {}) },
+    composite: input.composite ?? null,
+    created_at: t,
+    updated_at: t,
+  };
+  checkRules(metric);
+  return metric;
+}
+
+function applyUpdate(existing: MetricRecord, input: MetricInput): MetricRecord {
+  if (input.type !== undefined && input.type !== existing.type) {
+    throw new ApiError(400, { params: { type: [`cannot change a ${existing.type} metric into a ${input.type} metric`] } });
+  }
+  const metric: MetricRecord = {
+    ...existing,
+    display_name: input.display_name !== undefined ? input.display_name : existing.display_name,
+    description: input.description !== undefined ? input.description : existing.description,
+    period: input.period !== undefined ? input.period : existing.period,
+    composite: input.composite !== undefined ? input.composite : existing.composite,
+    attributes: { ...existing.attributes, ...cleanAttributes(input.attributes) },
+    updated_at: now(),
+  };
+  checkRules(metric);
+  return metric;
+}
+
+/** Rules that involve more than one field. */
+function checkRules(m: MetricRecord): void {
+  const params: Record<string, string[]> = {};
+  if (m.type === 'composite' && !m.composite?.trim()) params.composite = ['is required for a composite metric'];
+  if (m.type !== 'composite' && m.composite) params.composite = ['is only allowed when type is composite'];
+  if (m.attributes.aggregate && m.period !== null && (m.period < 10 || m.period > 600)) {
+    params.period = ['must be from 10 to 600 seconds when service-side aggregation is on'];
+  }
+  if (m.type === 'counter' && (m.attributes.aggregate || m.attributes.summarize_function)) {
+    params.attributes = ['summarize_function and aggregate apply to gauges only'];
+  }
+  if (Object.keys(params).length) throw new ApiError(400, { params });
+}
+
+/** The API's view of a metric. */
+export function metricView(m: MetricRecord): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    name: m.name,
+    display_name: m.display_name,
+    description: m.description,
+    period: m.period,
+    type: m.type,
+    attributes: m.attributes,
+    source_lag: null,
+  };
+  if (m.type === 'composite') view.composite = m.composite;
+  return view;
+}

@@ -1,0 +1,55 @@
+// HTTP basic auth (user = account e-mail, password = API token) and the role policy.
+import { ApiError } from '../errors.js';
+import type { AccountDirectory } from '../auth/accounts.js';
+import type { Role } from '../config/types.js';
+import type { Ctx, Middleware } from './state.js';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="gaugeway"' };
+
+export function basicAuth(accounts: () => AccountDirectory): Middleware {
+  return async (ctx, next) => {
+    const creds = parseBasic(ctx.get('authorization'));
+    if (!creds) throw new ApiError(401, { request: ['Please provide credentials for authentication.'] }, CHALLENGE);
+    const principal = accounts().authenticate(creds.user, creds.password);
+    if (!principal) throw new ApiError(401, { request: ['Authorization failed: unknown e-mail, wrong or disabled token.'] }, CHALLENGE);
+    ctx.state.principal = principal;
+    await next();
+  };
+}
+
+export function parseBasic(header: string): { user: string; password: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  // Clients put credentials in the URL with @ escaped as %40; some send them still escaped.
+  const user = safeDecode(decoded.slice(0, colon));
+  return { user, password: decoded.slice(colon + 1) };
+}
+
+function safeDecode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/**
+ * Librato's token roles: viewer reads; recorder reads and submits measurements;
+ * admin does everything. One table, enforced for every /v1 route.
+ */
+const SUBMISSIONS = new Set(['POST /v1/measurements', 'POST /v1/metrics']);
+
+export function permitted(role: Role, method: string, path: string): boolean {
+  if (role === 'admin') return true;
+  if (method === 'GET' || method === 'HEAD') return true;
+  return role === 'recorder' && SUBMISSIONS.has(`${method} ${path.replace(/\/+$/, '')}`);
+}
+
+export function rolePolicy(): Middleware {
+  return async (ctx: Ctx, next) => {
+    const role = ctx.state.principal!.token.role;
+    if (!permitted(role, ctx.method, ctx.path)) {
+      throw new ApiError(403, { request: ['This token is not permitted to perform this action on this resource'] });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,79 @@
+// The one place errors become responses: always the spec's {"errors": {...}} envelope.
+import { ApiError, type ErrorBody } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Ctx, Middleware } from './state.js';
+import type { SelfMetrics } from '../selfmetrics.js';
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+  message: string;
+}
+
+/** Body-parser (co-body/raw-body) error types we can explain to the client. */
+const PARSER_MESSAGES: Record<string, [number, string, string]> = {
+  'entity.parse.failed': [400, 'Request body is not valid JSON', 'malformed_body'],
+  'entity.too.large': [413, 'Request body is larger than the configured limit', 'body_too_large'],
+  'encoding.unsupported': [415, 'Unsupported content encoding', 'unsupported_encoding'],
+  'charset.unsupported': [415, 'Unsupported charset', 'unsupported_encoding'],
+  'request.aborted': [400, 'Request was aborted before the body was read', 'aborted'],
+  'request.size.invalid': [400, 'Request body size did not match Content-Length', 'malformed_body'],
+  'parameters.too.many': [413, 'Too many form parameters', 'body_too_large'],
+};
+
+export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new ApiError(404, { request: [`No route for ${ctx.method} ${ctx.path}`] });
+      }
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new ApiError(405, { request: [`Method ${ctx.method} is not allowed on ${ctx.path}`] });
+      }
+    } catch (err) {
+      const { status, body, reason, headers } = classify(err);
+      if (status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      metrics.rejected.inc({ reason });
+      render(ctx, status, body, headers);
+    }
+  };
+}
+
+function classify(err: unknown): { status: number; body: ErrorBody; reason: string; headers: Record<string, string> } {
+  if (err instanceof ApiError) {
+    return { status: err.status, body: err.body, reason: reasonFor(err.status), headers: err.headers };
+  }
+  const e = err as HttpLikeError;
+  const known = e?.type ? PARSER_MESSAGES[e.type] : undefined;
+  if (known) return { status: known[0], body: { request: [known[1]] }, reason: known[2], headers: {} };
+  const status = e?.status ?? e?.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return { status, body: { request: [e.expose !== false ? e.message : 'Bad request'] }, reason: reasonFor(status), headers: {} };
+  }
+  return { status: 500, body: { system: ['Internal error; the service log has details'] }, reason: 'internal', headers: {} };
+}
+
+function reasonFor(status: number): string {
+  switch (status) {
+    case 400: return 'invalid';
+    case 401: return 'unauthenticated';
+    case 403: return 'forbidden';
+    case 404: return 'not_found';
+    case 413: return 'body_too_large';
+    case 415: return 'content_type';
+    case 422: return 'conflict';
+    case 429: return 'rate_limited';
+    case 503: case 507: return 'unavailable';
+    default: return status >= 500 ? 'internal' : 'other';
+  }
+}
+
+export function render(ctx: Ctx, status: number, errors: ErrorBody, headers: Record<string, string> = {}): void {
+  ctx.status = status;
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.type = 'application/json';
+  ctx.body = { errors };
+}

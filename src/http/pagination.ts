@@ -1,0 +1,53 @@
+// offset / length / orderby / sort, and the {query: {found, length, offset, total}} envelope.
+import { ApiError } from '../errors.js';
+
+export interface Page {
+  offset: number;
+  length: number;
+  orderby: string;
+  sort: 'asc' | 'desc';
+}
+
+export const MAX_PAGE_LENGTH = 100;
+
+export function parsePage(query: Record<string, unknown>, orderable: readonly string[], defaultOrder = orderable[0]!): Page {
+  const params: Record<string, string[]> = {};
+  const offset = integer(query.offset, 0);
+  const length = integer(query.length, MAX_PAGE_LENGTH);
+  if (offset === null || offset < 0) params.offset = ['must be a non-negative integer'];
+  if (length === null || length < 1 || length > MAX_PAGE_LENGTH) params.length = [`must be an integer from 1 to ${MAX_PAGE_LENGTH}`];
+  const orderby = query.orderby === undefined ? defaultOrder : String(query.orderby);
+  if (!orderable.includes(orderby)) params.orderby = [`must be one of: ${orderable.join(', ')}`];
+  const sort = query.sort === undefined ? 'asc' : String(query.sort);
+  if (sort !== 'asc' && sort !== 'desc') params.sort = ['must be asc or desc'];
+  if (Object.keys(params).length) throw new ApiError(400, { params });
+  return { offset: offset!, length: length!, orderby, sort: sort as Page['sort'] };
+}
+
+function integer(v: unknown, fallback: number): number | null {
+  if (v === undefined || v === '') return fallback;
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) return null;
+  return Number(v);
+}
+
+export interface Paged<T> {
+  query: { found: number; length: number; offset: number; total: number };
+  items: T[];
+}
+
+/**
+ * Sorts `matching` by `page.orderby` (a field of the items) and cuts the page out.
+ * `total` counts everything the account owns, `found` what matched the filter.
+ */
+export function paginate<T extends object>(matching: T[], total: number, page: Page, key: (item: T) => string | number = (i) => (i as Record<string, string | number>)[page.orderby]!): Paged<T> {
+  const dir = page.sort === 'desc' ? -1 : 1;
+  const sorted = [...matching].sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return (x < y ? -1 : x > y ? 1 : 0) * dir;
+  });
+  return {
+    query: { found: matching.length, length: page.length, offset: page.offset, total },
+    items: sorted.slice(page.offset, page.offset + page.length),
+  };
+}

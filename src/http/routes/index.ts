@@ -1,0 +1,10 @@
+// Every /v1 router, one per resource. Adding a resource is one line here.
+import type Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import type { RequestState } from '../state.js';
+import { metricsRoutes } from './metrics.js';
+import { jobsRoutes } from './jobs.js';
+
+export function apiRouters(rt: Runtime): Router<RequestState>[] {
+  return [metricsRoutes(rt), jobsRoutes(rt)];
+}

@@ -1,0 +1,15 @@
+import Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import { accountId, type RequestState } from '../state.js';
+import { notFound } from '../../errors.js';
+
+export function jobsRoutes(rt: Runtime): Router<RequestState> {
+  const r = new Router<RequestState>({ prefix: '/v1/jobs' });
+  r.get('/:id', async (ctx) => {
+    const id = /^\d{1,12}$/.test(ctx.params.id!) ? Number(ctx.params.id) : NaN;
+    const job = Number.isNaN(id) ? undefined : await rt.jobs.get(accountId(ctx), id);
+    if (!job) throw notFound('Job');
+    ctx.body = job;
+  });
+  return r;
+}

@@ -1,0 +1,102 @@
+// /v1/metrics: the metric catalogue (create, read, list, batch update, delete).
+import Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import { accountId, type RequestState } from '../state.js';
+import { body, isForm, queryOne, userAgent } from '../request.js';
+import { bodyValidator } from '../validate.js';
+import { paginate, parsePage } from '../pagination.js';
+import { notFound } from '../../errors.js';
+import {
+  metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema, metricView,
+  type MetricAttributes, type MetricInput,
+} from '../../domain/metrics.js';
+import { attributesSchema } from '../../domain/metrics.js';
+
+const validatePut = bodyValidator<MetricInput>(metricPutSchema);
+const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string }>(metricBatchUpdateSchema);
+const validateBatchDelete = bodyValidator<{ names: string[] | string }>(metricBatchDeleteSchema);
+
+export function metricsRoutes(rt: Runtime): Router<RequestState> {
+  const r = new Router<RequestState>({ prefix: '/v1/metrics' });
+
+  r.get('/', async (ctx) => {
+    const page = parsePage(ctx.query, ['name']);
+    const all = await rt.catalog.list(accountId(ctx));
+    const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
+    const matching = filter ? all.filter((m) => m.name.includes(filter)) : all;
+    const { query, items } = paginate(matching, all.length, page);
+    ctx.body = { query, metrics: items.map(metricView) };
+  });
+
+  r.get('/:name', async (ctx) => {
+    const metric = await rt.catalog.get(accountId(ctx), ctx.params.name!);
+    if (!metric) throw notFound('Metric');
+    ctx.body = metricView(metric);
+  });
+
+  r.put('/:name', async (ctx) => {
+    const input = validatePut(body(ctx), isForm(ctx));
+    const { created, metric } = await rt.catalog.put(accountId(ctx), ctx.params.name!, input, userAgent(ctx));
+    if (created) {
+      ctx.status = 201;
+      ctx.set('Location', `/v1/metrics/${encodeURIComponent(metric.name)}`);
+      ctx.body = metricView(metric);
+    } else {
+      ctx.status = 204;
+    }
+  });
+
+  r.put('/', async (ctx) => {
+    const { names, ...rest } = validateBatchUpdate(body(ctx), isForm(ctx));
+    const input = splitAttributes(rest);
+    const selected = await rt.catalog.select(accountId(ctx), names);
+    const all = [...selected.existing, ...selected.missing];
+    if (all.length > rt.config.limits.batch_job_threshold) {
+      const id = await rt.jobs.submit(accountId(ctx), 'metrics.update', { names: all, input, userAgent: userAgent(ctx) });
+      accepted(ctx, id);
+      return;
+    }
+    await rt.catalog.updateMany(accountId(ctx), all, input, userAgent(ctx));
+    ctx.status = 204;
+  });
+
+  r.delete('/', async (ctx) => {
+    const { names } = validateBatchDelete(body(ctx), isForm(ctx));
+    const { existing } = await rt.catalog.select(accountId(ctx), names);
+    if (existing.length > rt.config.limits.batch_job_threshold) {
+      const id = await rt.jobs.submit(accountId(ctx), 'metrics.delete', { names: existing });
+      accepted(ctx, id);
+      return;
+    }
+    await rt.catalog.deleteMany(accountId(ctx), existing);
+    ctx.status = 204;
+  });
+
+  r.delete('/:name', async (ctx) => {
+    const metric = await rt.catalog.get(accountId(ctx), ctx.params.name!);
+    if (!metric) throw notFound('Metric');
+    await rt.catalog.deleteMany(accountId(ctx), [metric.name]);
+    ctx.status = 204;
+  });
+
+  return r;
+}
+
+function accepted(ctx: { status: number; set(k: string, v: string): void; body: unknown }, id: number): void {
+  ctx.status = 202;
+  ctx.set('Location', `/v1/jobs/${id}`);
+  ctx.body = { id, state: 'queued', progress: 0, href: `/v1/jobs/${id}` };
+}
+
+/** Batch updates may put attribute keys at the top level (`display_units_short=ops`). */
+function splitAttributes(rest: Record<string, unknown>): MetricInput {
+  const input: Record<string, unknown> = {};
+  const attributes: Record<string, unknown> = { ...((rest.attributes as object) ?? {}) };
+  for (const [k, v] of Object.entries(rest)) {
+    if (k === 'attributes') continue;
+    if (k in attributesSchema.properties) attributes[k] = v;
+    else input[k] = v;
+  }
+  if (Object.keys(attributes).length) input.attributes = attributes;
+  return input as MetricInput;
+}

@@ -1,0 +1,73 @@
+// ajv schemas for request bodies; failures become 400s keyed by field path
+// (`measurements[3].tags`), as the spec's `errors.params`.
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import { ApiError, type ParamErrors } from '../errors.js';
+
+export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+
+export type Schema = Record<string, unknown>;
+
+export function compile<T>(schema: Schema | JSONSchemaType<T>): ValidateFunction<T> {
+  return ajv.compile<T>(schema as Schema);
+}
+
+/** Validates, or throws a 400 with every problem listed under its field. */
+export function check<T>(validate: ValidateFunction<T>, data: unknown): T {
+  if (validate(data)) return data;
+  throw new ApiError(400, { params: paramsFromAjv(validate.errors ?? []) });
+}
+
+export function paramsFromAjv(errors: ErrorObject[]): ParamErrors {
+  const params: Record<string, string[]> = {};
+  for (const e of errors) {
+    let field = fieldPath(e.instancePath);
+    let message = e.message ?? 'is invalid';
+    switch (e.keyword) {
+      case 'required': {
+        const missing = (e.params as { missingProperty: string }).missingProperty;
+        field = field ? `${field}.${missing}` : missing;
+        message = 'is required';
+        break;
+      }
+      case 'additionalProperties':
+        field = field ? `${field}.${(e.params as { additionalProperty: string }).additionalProperty}` : (e.params as { additionalProperty: string }).additionalProperty;
+        message = 'is not a known field';
+        break;
+      case 'enum':
+        message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+        break;
+      case 'errorMessage':
+        break;
+    }
+    if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      if (errors.length > 1) continue;
+    }
+    const key = field || 'body';
+    (params[key] ??= []).includes(message) || params[key]!.push(message);
+  }
+  return params;
+}
+
+function fieldPath(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '');
+}
+
+const formAjv = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
+
+/**
+ * A request-body validator that reads JSON as it is and form bodies (where every value
+ * arrives as a string) with type coercion, so `period=60` and `{"period": 60}` agree.
+ */
+export interface BodyValidator<T> {
+  (body: unknown, isForm: boolean): T;
+}
+
+export function bodyValidator<T>(schema: Schema): BodyValidator<T> {
+  const json = ajv.compile<T>(schema);
+  const form = formAjv.compile<T>(schema);
+  return (body, isForm) => check(isForm ? form : json, body);
+}

@@ -1,0 +1,65 @@
+// The long-lived parts of a running service, built once at start and handed to the
+import { join } from 'node:path';
+// HTTP layer and the schedulers. Tests build one over a temp dir the same way.
+import type { Config } from './config/types.js';
+import type { Logger } from './log.js';
+import { Store } from './store/db.js';
+import { CommitQueue } from './store/commit.js';
+import { AccountDirectory } from './auth/accounts.js';
+import { RateLimiter } from './http/ratelimit.js';
+import { SelfMetrics } from './selfmetrics.js';
+import { JobRunner } from './domain/jobs.js';
+import { MetricCatalog, type MetricInput } from './domain/metrics.js';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  store: Store;
+  commit: CommitQueue;
+  accounts: AccountDirectory;
+  limiter: RateLimiter;
+  metrics: SelfMetrics;
+  jobs: JobRunner;
+  catalog: MetricCatalog;
+  /** false once shutdown has begun: /ready answers 503 */
+  ready: boolean;
+  /** every closer registered here runs at shutdown, last registered first */
+  closers: (() => Promise<void>)[];
+}
+
+export async function createRuntime(config: Config, log: Logger, metrics = new SelfMetrics()): Promise<Runtime> {
+  const store = await Store.open(join(config.data_dir, 'db'), { sync: config.storage.sync });
+  const commit = new CommitQueue(store.db, store.sync, (err) => {
+    metrics.storeWriteErrors.inc();
+    log.error({ err }, 'LevelDB write failed; refusing writes until restart');
+  });
+  const accounts = await AccountDirectory.load(store, commit, config.accounts);
+  const jobs = new JobRunner(store, commit, log.child({ component: 'jobs' }));
+  const catalog = new MetricCatalog(store, commit);
+  const rt: Runtime = {
+    config, log, store, commit, accounts, metrics, jobs, catalog,
+    limiter: new RateLimiter(config.limits.rate_limit),
+    ready: true,
+    closers: [],
+  };
+  jobs.register('metrics.update', async (account, params, progress) => {
+    const p = params as { names: string[]; input: MetricInput; userAgent: string | null };
+    return { updated: await catalog.updateMany(account, p.names, p.input, p.userAgent, progress) };
+  });
+  jobs.register('metrics.delete', async (account, params, progress) => {
+    const p = params as { names: string[] };
+    return { deleted: await catalog.deleteMany(account, p.names, progress) };
+  });
+  await jobs.recover();
+  return rt;
+}
+
+export async function closeRuntime(rt: Runtime): Promise<void> {
+  rt.ready = false;
+  for (const close of [...rt.closers].reverse()) {
+    try { await close(); } catch (err) { rt.log.error({ err }, 'error while shutting down'); }
+  }
+  await rt.jobs.stop();
+  await rt.commit.idle();
+  await rt.store.close();
+}

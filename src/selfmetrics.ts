@@ -1,0 +1,41 @@
+// Gaugeway's own Prometheus metrics, served at /metrics. One registry per running
+// service, so tests that start several servers in one process do not collide.
+import { Registry, Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
+
+export class SelfMetrics {
+  readonly registry = new Registry();
+  readonly requestDuration = new Histogram({
+    name: 'gaugeway_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly rejected = new Counter({
+    name: 'gaugeway_http_rejected_requests_total',
+    help: 'Requests answered with an error, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly configReloadSuccess = new Gauge({
+    name: 'gaugeway_config_last_reload_successful',
+    help: '1 if the last configuration reload succeeded, 0 if it failed (the old config keeps running)',
+    registers: [this.registry],
+  });
+  readonly configReloadTimestamp = new Gauge({
+    name: 'gaugeway_config_last_reload_success_timestamp_seconds',
+    help: 'Time of the last successful configuration (re)load',
+    registers: [this.registry],
+  });
+  readonly storeWriteErrors = new Counter({
+    name: 'gaugeway_store_write_errors_total',
+    help: 'LevelDB write failures; writes are refused (503) until the store is reopened',
+    registers: [this.registry],
+  });
+
+  constructor(withProcessMetrics = true) {
+    if (withProcessMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'gaugeway_' });
+    this.configReloadSuccess.set(1);
+    this.configReloadTimestamp.set(Date.now() / 1000);
+  }
+}

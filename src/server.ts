@@ -1,0 +1,182 @@
+// Lifecycle of a running service: open the store, serve HTTPS (and answer plain HTTP on
+// the same port), the admin socket, SIGHUP reloads and a graceful SIGTERM.
+import net from 'node:net';
+import http from 'node:http';
+import https from 'node:https';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config/types.js';
+import type { Logger } from './log.js';
+import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
+import { buildApp } from './app.js';
+import { buildAdminApp } from './http/admin.js';
+import { loadTls, type TlsMaterial } from './http/tls.js';
+
+export interface RunningServer {
+  rt: Runtime;
+  port: number;
+  host: string;
+  tls: TlsMaterial;
+  adminSocket: string | null;
+  /** re-reads the config through `load`; a bad config keeps the old one running */
+  reload(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** produces a fresh config for SIGHUP reloads (throws ConfigError when invalid) */
+  load?: () => Config;
+}
+
+/** Connections that have not sent a first byte within this time are dropped. */
+const FIRST_BYTE_TIMEOUT_MS = 10_000;
+const TLS_HANDSHAKE = 0x16;
+
+export function adminSocketPath(dataDir: string): string {
+  return join(dataDir, 'admin.sock');
+}
+
+export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
+  const rt = await createRuntime(config, log);
+  try {
+    await ensureFirstAccount(rt);
+    return await listen(rt, opts);
+  } catch (err) {
+    await closeRuntime(rt);
+    throw err;
+  }
+}
+
+async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
+  const { config, log } = rt;
+  let tls = await loadTls(config, log);
+  const callback = buildApp(rt).callback();
+  const serverOptions = {
+    maxHeaderSize: 16 * 1024,
+    headersTimeout: config.http.headers_timeout_ms,
+    requestTimeout: config.http.request_timeout_ms,
+    connectionsCheckingInterval: 2000,
+    keepAliveTimeout: 5000,
+  };
+  const secure = https.createServer({ ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version }, callback);
+  const plain = http.createServer(serverOptions, callback);
+
+  // One port for both: a TLS client's first byte is a handshake record (0x16); anything
+  // else is plain HTTP, which gets the spec's 403 (or /health, /metrics).
+  const front = net.createServer((socket) => {
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(first);
+      (first[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
+      process.nextTick(() => socket.resume());
+    });
+    socket.on('error', () => socket.destroy());
+  });
+  front.maxConnections = config.http.max_connections;
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    front.listen(config.http.port, config.http.host, () => { front.off('error', reject); resolve(); });
+  });
+  const address = front.address() as net.AddressInfo;
+  log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
+
+  const adminSocket = await startAdminSocket(rt);
+
+  const reload = async (): Promise<boolean> => {
+    if (!opts.load) return false;
+    try {
+      const next = opts.load();
+      await rt.accounts.applyConfig(next.accounts);
+      applyReload(rt, next);
+      if (next.tls.cert_file) {
+        tls = await loadTls(next, log);
+        secure.setSecureContext({ key: tls.key, cert: tls.cert });
+      }
+      rt.metrics.configReloadSuccess.set(1);
+      rt.metrics.configReloadTimestamp.set(Date.now() / 1000);
+      log.info({ file: next.source }, 'configuration reloaded');
+      return true;
+    } catch (err) {
+      rt.metrics.configReloadSuccess.set(0);
+      log.error({ err: (err as Error).message }, 'configuration reload failed; the previous configuration stays in force');
+      return false;
+    }
+  };
+
+  let closing: Promise<void> | null = null;
+  const close = () => (closing ??= (async () => {
+    rt.ready = false;
+    await Promise.all([
+      new Promise((r) => front.close(r)),
+      drain(secure, config.http.shutdown_timeout_ms),
+      drain(plain, config.http.shutdown_timeout_ms),
+      adminSocket ? new Promise((r) => adminSocket.server.close(r)) : null,
+    ]);
+    if (adminSocket) rmSync(adminSocket.path, { force: true });
+    await closeRuntime(rt);
+    log.info('gaugeway stopped');
+  })());
+
+  return { rt, port: address.port, host: config.http.host, tls, adminSocket: adminSocket?.path ?? null, reload, close };
+}
+
+/** Stops accepting, lets in-flight requests finish, then cuts what is left. */
+async function drain(server: http.Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(timer);
+}
+
+async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; path: string } | null> {
+  const path = adminSocketPath(rt.config.data_dir);
+  if (Buffer.byteLength(path) > 100) {
+    rt.log.warn({ path }, 'data_dir path is too long for a Unix socket; the CLI can manage accounts only while the service is stopped');
+    return null;
+  }
+  if (existsSync(path)) rmSync(path, { force: true }); // left by a killed process; we hold the DB lock, so it is stale
+  const server = http.createServer(buildAdminApp(() => rt.accounts).callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => { server.off('error', reject); resolve(); });
+  });
+  chmodSync(path, 0o600);
+  return { server, path };
+}
+
+/** What a reload may change without a restart; listen, data_dir and body limits need one. */
+function applyReload(rt: Runtime, next: Config): void {
+  const old = rt.config;
+  if (next.http.listen !== old.http.listen || next.data_dir !== old.data_dir) {
+    rt.log.warn('http.listen and data_dir changes take effect after a restart');
+    next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
+    next.data_dir = old.data_dir;
+  }
+  rt.limiter.reconfigure(next.limits.rate_limit);
+  rt.log.level = next.log.level;
+  rt.config = next;
+}
+
+/**
+ * A fresh data dir with no account anywhere gets one admin account; its token goes to a
+ * file only the service user can read, never to the log.
+ */
+async function ensureFirstAccount(rt: Runtime): Promise<void> {
+  if (rt.accounts.size > 0) return;
+  const email = 'admin@localhost';
+  const account = await rt.accounts.createAccount(email);
+  const { secret } = await rt.accounts.createToken(account.email, 'initial', 'admin');
+  const file = join(rt.config.data_dir, 'initial-credentials');
+  writeFileSync(file, [
+    '# Gaugeway: the first admin account, created because no account was configured.',
+    '# Use them as HTTP basic auth (user = email, password = token). Move the token',
+    '# somewhere safe and delete this file; `gaugeway tokens rotate` replaces it.',
+    `email: ${email}`,
+    `token: ${secret}`,
+    '',
+  ].join('\n'), { mode: 0o600 });
+  rt.log.info({ file }, 'created the first admin account; its credentials are in this file');
+}

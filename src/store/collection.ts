@@ -1,0 +1,46 @@
+// JSON records of one kind, each under its account: key `<accountId>!<key>`. Listing an
+// account's records is one range read; no account can reach another's keys.
+import type { Store } from './db.js';
+import type { WriteOp } from './commit.js';
+
+export class Collection<T> {
+  readonly level;
+
+  constructor(store: Store, readonly name: string) {
+    this.level = store.json<T>(name);
+  }
+
+  private key(accountId: number, key: string): string {
+    return `${accountId}!${key}`;
+  }
+
+  async get(accountId: number, key: string): Promise<T | undefined> {
+    return (await this.level.get(this.key(accountId, key))) ?? undefined;
+  }
+
+  /** All records of the account in key order, optionally those whose key starts with `prefix`. */
+  async list(accountId: number, prefix = ''): Promise<T[]> {
+    const base = this.key(accountId, prefix);
+    return this.level.values({ gte: base, lt: base + '\uffff' }).all();
+  }
+
+  async keys(accountId: number, prefix = ''): Promise<string[]> {
+    const base = this.key(accountId, '');
+    const start = base + prefix;
+    const ks = await this.level.keys({ gte: start, lt: start + '\uffff' }).all();
+    return ks.map((k) => k.slice(base.length));
+  }
+
+  put(accountId: number, key: string, value: T): WriteOp {
+    return { type: 'put', sublevel: this.level as never, key: this.key(accountId, key), value: value as never };
+  }
+
+  del(accountId: number, key: string): WriteOp {
+    return { type: 'del', sublevel: this.level as never, key: this.key(accountId, key) };
+  }
+}
+
+/** Zero-padded decimal, so that numeric ids sort in key order. */
+export function idKey(id: number): string {
+  return String(id).padStart(12, '0');
+}

@@ -1,0 +1,58 @@
+// The one LevelDB of a data directory. Everything Gaugeway remembers lives here, each
+// concern in its own sublevel; every stored key below the account-level sublevels starts
+// with the account id (tenancy in the key).
+import { mkdirSync } from 'node:fs';
+import { Level } from 'level';
+import { GaugewayError } from '../errors.js';
+
+export type Db = Level<string, string>;
+export type BinaryDb = ReturnType<Db['sublevel']>;
+
+export interface OpenOptions {
+  /** fsync each write; see docs/storage.md for what turning it off costs */
+  sync: boolean;
+}
+
+export class Store {
+  readonly db: Db;
+  readonly sync: boolean;
+  readonly location: string;
+
+  private constructor(db: Db, location: string, sync: boolean) {
+    this.db = db;
+    this.location = location;
+    this.sync = sync;
+  }
+
+  static async open(location: string, opts: OpenOptions): Promise<Store> {
+    mkdirSync(location, { recursive: true, mode: 0o700 });
+    const db = new Level<string, string>(location, { valueEncoding: 'utf8' });
+    try {
+      await db.open();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const code = cause?.code ?? (err as { code?: string }).code;
+      if (code === 'LEVEL_LOCKED') {
+        throw new GaugewayError('E_STORE_LOCKED', `the data directory ${location} is in use by another process (is gaugeway already running?)`);
+      }
+      throw new GaugewayError('E_STORE_CORRUPT',
+        `cannot open the database in ${location}: ${cause?.message ?? (err as Error).message}. ` +
+        `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${location}`);
+    }
+    return new Store(db, location, opts.sync);
+  }
+
+  /** A JSON-valued keyspace of its own. */
+  json<T>(name: string) {
+    return this.db.sublevel<string, T>(name, { valueEncoding: 'json' });
+  }
+
+  /** A binary-valued keyspace of its own (keys are strings, values Buffers). */
+  binary(name: string) {
+    return this.db.sublevel<string, Buffer>(name, { valueEncoding: 'buffer' });
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
