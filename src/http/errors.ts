@@ -46,7 +46,10 @@ function classify(err: unknown): { status: number; body: ErrorBody; reason: stri
   if (err instanceof ApiError) {
     return { status: err.status, body: err.body, reason: reasonFor(err.status), headers: err.headers };
   }
-  const e = err as HttpLikeError;
+  const e = err as HttpLikeError & { name?: string };
+  if (e?.name === 'SyntaxError' && (e.status ?? e.statusCode) === 400) {
+    return { status: 400, body: { request: [`Request body is not valid JSON: ${e.message}`] }, reason: 'malformed_body', headers: {} };
+  }
   const known = e?.type ? PARSER_MESSAGES[e.type] : undefined;
   if (known) return { status: known[0], body: { request: [known[1]] }, reason: known[2], headers: {} };
   const status = e?.status ?? e?.statusCode ?? 500;

@@ -36,7 +36,8 @@ export function paramsFromAjv(errors: ErrorObject[]): ParamErrors {
       case 'enum':
         message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
         break;
-      case 'errorMessage':
+      case 'type':
+        message = `must be ${typeWords(String((e.params as { type: string }).type))}`;
         break;
     }
     if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
@@ -46,6 +47,15 @@ export function paramsFromAjv(errors: ErrorObject[]): ParamErrors {
     (params[key] ??= []).includes(message) || params[key]!.push(message);
   }
   return params;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false',
+  object: 'an object', array: 'an array', null: 'null',
+};
+
+function typeWords(types: string): string {
+  return types.split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
 }
 
 function fieldPath(instancePath: string): string {

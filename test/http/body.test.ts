@@ -1,0 +1,87 @@
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { inspect } from '../../src/http/body.js';
+import { ApiError } from '../../src/errors.js';
+
+t.test('malformed and hostile bodies get a 4xx envelope and store nothing', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  body_bytes: 2048\n');
+  const put = (raw: { body: string; type?: string }) => s.request('PUT', '/v1/metrics/body.test', { raw });
+
+  const badJson = await put({ body: '{"type": "gauge"', type: 'application/json' });
+  t.equal(badJson.status, 400);
+  t.match(badJson.body, { errors: { request: [/^Request body is not valid JSON: .*position 16/] } });
+
+  const proto = await put({ body: '{"__proto__": {"admin": true}}', type: 'application/json' });
+  t.equal(proto.status, 400);
+  t.match(proto.body, { errors: { request: [/prototype/] } });
+  const ctor = await put({ body: '{"attributes": {"constructor": {"x": 1}}}', type: 'application/json' });
+  t.equal(ctor.status, 400);
+
+  const huge = await put({ body: JSON.stringify({ description: 'x'.repeat(4000) }), type: 'application/json' });
+  t.equal(huge.status, 413);
+  t.match(huge.body, { errors: { request: [/larger than/] } });
+
+  const overflow = await put({ body: '{"attributes": {"display_max": 1e400}}', type: 'application/json' });
+  t.equal(overflow.status, 400);
+  t.match(overflow.body, { errors: { params: { 'attributes.display_max': [/finite/] } } });
+
+  const deep = await put({ body: '{"a":'.repeat(20) + '1' + '}'.repeat(20), type: 'application/json' });
+  t.equal(deep.status, 400);
+  t.match(deep.body, { errors: { request: [/nested deeper/] } });
+
+  const xml = await put({ body: '<metric/>', type: 'application/xml' });
+  t.equal(xml.status, 415);
+  t.match(xml.body, { errors: { request: [/Content-Type/] } });
+
+  const wrongTypes = await s.request('PUT', '/v1/metrics/body.test', { json: { period: 'soon', display_name: 5, attributes: { display_stacked: 'maybe' } } });
+  t.equal(wrongTypes.status, 400);
+  t.same(wrongTypes.body.errors.params, {
+    period: ['must be an integer or null'],
+    display_name: ['must be a string or null'],
+    'attributes.display_stacked': ['must be true or false'],
+  });
+
+  const notObject = await s.request('PUT', '/v1/metrics/body.test', { json: [1, 2] });
+  t.equal(notObject.status, 400);
+
+  t.equal((await s.get('/v1/metrics/body.test')).status, 404, 'nothing was stored by the rejected requests');
+});
+
+t.test('GET and DELETE with an empty body and a JSON content type are fine', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('PUT', '/v1/metrics/empty.body', { json: {} })).status, 201);
+  const get = await s.get('/v1/metrics/empty.body', { headers: { 'content-type': 'application/json' } });
+  t.equal(get.status, 200);
+  const del = await s.request('DELETE', '/v1/metrics/empty.body', { headers: { 'content-type': 'application/json' } });
+  t.equal(del.status, 204);
+});
+
+t.test('form bodies nest Rails-style and parse to the same object as JSON', async (t) => {
+  const s = await startTestServer(t);
+  const form = 'type=gauge&display_name=Load&period=60&attributes[color]=%23a1b2c3&attributes[display_stacked]=true&attributes[display_max]=10.5';
+  t.equal((await s.request('PUT', '/v1/metrics/form.metric', { form })).status, 201);
+  t.equal((await s.request('PUT', '/v1/metrics/json.metric', { json: { type: 'gauge', display_name: 'Load', period: 60, attributes: { color: '#a1b2c3', display_stacked: true, display_max: 10.5 } } })).status, 201);
+  const a = (await s.get('/v1/metrics/form.metric')).body;
+  const b = (await s.get('/v1/metrics/json.metric')).body;
+  delete a.name; delete b.name;
+  t.same(a, b);
+  t.same(a.attributes.display_max, 10.5);
+
+  const names = await s.request('DELETE', '/v1/metrics', { form: 'names[]=form.metric&names[]=json.metric' });
+  t.equal(names.status, 204);
+  t.equal((await s.get('/v1/metrics')).body.query.total, 0);
+
+  const badForm = await s.request('PUT', '/v1/metrics/form.metric', { form: 'period=abc' });
+  t.equal(badForm.status, 400);
+  t.same(badForm.body.errors.params, { period: ['must be an integer or null'] });
+  const protoForm = await s.request('PUT', '/v1/metrics/form.proto', { form: '__proto__[x]=1&constructor[prototype][y]=2' });
+  t.ok(protoForm.status < 500);
+  t.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+t.test('inspect() rejects what the parser lets through', async (t) => {
+  t.throws(() => inspect({ a: [{ b: NaN }] }, 10), ApiError);
+  t.throws(() => inspect({ a: { prototype: 1 } }, 10), ApiError);
+  t.doesNotThrow(() => inspect({ a: [1, 'x', null, true, { b: -0 }] }, 10));
+  t.throws(() => inspect([[[[1]]]], 2), ApiError);
+});

@@ -1,0 +1,24 @@
+import t from 'tap';
+import { paginate, parsePage } from '../../src/http/pagination.js';
+import { ApiError } from '../../src/errors.js';
+
+t.test('parsePage defaults and limits', async (t) => {
+  t.same(parsePage({}, ['name']), { offset: 0, length: 100, orderby: 'name', sort: 'asc' });
+  t.same(parsePage({ offset: '5', length: '10', orderby: 'updated_at', sort: 'desc' }, ['title', 'updated_at']), { offset: 5, length: 10, orderby: 'updated_at', sort: 'desc' });
+  for (const q of [{ length: '101' }, { length: '0' }, { offset: '-3' }, { offset: '1.5' }, { sort: 'random' }, { orderby: 'id' }]) {
+    t.throws(() => parsePage(q, ['name']), ApiError, JSON.stringify(q));
+  }
+  try {
+    parsePage({ length: '500', sort: 'x' }, ['name']);
+  } catch (e) {
+    t.same(Object.keys((e as ApiError).body.params!).sort(), ['length', 'sort'], 'every problem is reported at once');
+  }
+});
+
+t.test('paginate sorts, cuts and counts', async (t) => {
+  const items = [{ name: 'b' }, { name: 'a' }, { name: 'c' }];
+  const p = paginate(items, 10, { offset: 1, length: 1, orderby: 'name', sort: 'asc' });
+  t.same(p, { query: { found: 3, length: 1, offset: 1, total: 10 }, items: [{ name: 'b' }] });
+  t.same(paginate(items, 3, { offset: 0, length: 2, orderby: 'name', sort: 'desc' }).items, [{ name: 'c' }, { name: 'b' }]);
+  t.same(paginate(items, 3, { offset: 5, length: 2, orderby: 'name', sort: 'asc' }).items, []);
+});
