@@ -9,6 +9,8 @@ import { AccountDirectory } from './auth/accounts.js';
 import { RateLimiter } from './http/ratelimit.js';
 import { SelfMetrics } from './selfmetrics.js';
 import { JobRunner } from './domain/jobs.js';
+import { DiskGuard } from './store/disk-guard.js';
+import { ApiError } from './errors.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
 
 export interface Runtime {
@@ -16,6 +18,7 @@ export interface Runtime {
   log: Logger;
   store: Store;
   commit: CommitQueue;
+  disk: DiskGuard;
   accounts: AccountDirectory;
   limiter: RateLimiter;
   metrics: SelfMetrics;
@@ -33,11 +36,19 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     metrics.storeWriteErrors.inc();
     log.error({ err }, 'LevelDB write failed; refusing writes until restart');
   });
+  const disk = new DiskGuard(config.data_dir, config.storage.min_free_disk_bytes, (refusing, free) => {
+    if (refusing) log.error({ free }, 'free disk space is below storage.min_free_disk_bytes: refusing writes');
+    else log.info({ free }, 'free disk space recovered: accepting writes again');
+  });
+  await disk.start();
+  commit.admit = () => (disk.refusing
+    ? new ApiError(507, { system: ['Not enough free disk space: writes are refused until space is freed; reads still work'] })
+    : null);
   const accounts = await AccountDirectory.load(store, commit, config.accounts);
   const jobs = new JobRunner(store, commit, log.child({ component: 'jobs' }));
   const catalog = new MetricCatalog(store, commit);
   const rt: Runtime = {
-    config, log, store, commit, accounts, metrics, jobs, catalog,
+    config, log, store, commit, disk, accounts, metrics, jobs, catalog,
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],
@@ -59,6 +70,7 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
   for (const close of [...rt.closers].reverse()) {
     try { await close(); } catch (err) { rt.log.error({ err }, 'error while shutting down'); }
   }
+  rt.disk.stop();
   await rt.jobs.stop();
   await rt.commit.idle();
   await rt.store.close();

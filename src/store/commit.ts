@@ -3,6 +3,7 @@
 // promise resolves only after the batch holding its operations is on disk, so an
 // acknowledged write survives kill -9 (and, with sync, a machine crash).
 import type { Db } from './db.js';
+import { ApiError } from '../errors.js';
 
 /** One put or del, usually aimed at a sublevel of the root database. */
 export type WriteOp =
@@ -20,10 +21,17 @@ export class CommitQueue {
   /** set after a failed write: nothing more is acknowledged until reset */
   failed: Error | null = null;
 
+  /** consulted before every write: a reason to refuse it (full disk), or null */
+  admit: () => ApiError | null = () => null;
+
   constructor(private readonly db: Db, private readonly sync: boolean, private readonly onError: (e: Error) => void = () => {}) {}
 
   write(ops: WriteOp[]): Promise<void> {
-    if (this.failed) return Promise.reject(this.failed);
+    if (this.failed) {
+      return Promise.reject(new ApiError(503, { system: ['Storage failed a write and refuses further writes until the service is restarted; reads still work'] }));
+    }
+    const refusal = this.admit();
+    if (refusal) return Promise.reject(refusal);
     if (ops.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       if (!this.open) this.open = { ops: [], waiters: [] };
@@ -44,10 +52,11 @@ export class CommitQueue {
       } catch (err) {
         this.failed = err as Error;
         this.onError(err as Error);
-        for (const w of batch.waiters) w.reject(err);
+        const refused = new ApiError(503, { system: ['Storage failed a write; nothing in this request was stored'] });
+        for (const w of batch.waiters) w.reject(refused);
         const rest = this.open as Pending | null;
         this.open = null;
-        for (const w of rest?.waiters ?? []) w.reject(err);
+        for (const w of rest?.waiters ?? []) w.reject(refused);
       }
     }
     this.writing = false;

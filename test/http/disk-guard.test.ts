@@ -1,0 +1,33 @@
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+
+t.test('below the free-disk floor writes get 507 and reads keep working', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('PUT', '/v1/metrics/before.full', { json: {} })).status, 201);
+  s.server.rt.disk.setFloor(Number.MAX_SAFE_INTEGER);
+  await s.server.rt.disk.check();
+  const refused = await s.request('PUT', '/v1/metrics/after.full', { json: {} });
+  t.equal(refused.status, 507);
+  t.match(refused.body, { errors: { system: [/free disk space/] } });
+  t.equal((await s.get('/v1/metrics/before.full')).status, 200);
+  t.equal((await s.get('/v1/metrics/after.full')).status, 404);
+  s.server.rt.disk.setFloor(0);
+  await s.server.rt.disk.check();
+  t.equal((await s.request('PUT', '/v1/metrics/after.full', { json: {} })).status, 201);
+});
+
+t.test('after a failed LevelDB write, writes get 503 and nothing is half-acknowledged', async (t) => {
+  const s = await startTestServer(t);
+  const rt = s.server.rt;
+  // Make the next batch fail the way a broken disk would.
+  const original = rt.store.db.batch.bind(rt.store.db);
+  (rt.store.db as unknown as { batch: unknown }).batch = async () => { throw new Error('IO error: simulated'); };
+  const failed = await s.request('PUT', '/v1/metrics/io.error', { json: {} });
+  t.equal(failed.status, 503);
+  t.match(failed.body, { errors: { system: [/nothing in this request was stored/] } });
+  (rt.store.db as unknown as { batch: unknown }).batch = original;
+  const after = await s.request('PUT', '/v1/metrics/io.later', { json: {} });
+  t.equal(after.status, 503, 'still refused: the store is not trusted again without a restart');
+  t.equal((await s.get('/ready', { auth: null })).status, 503);
+  t.equal((await s.get('/v1/metrics')).status, 200, 'reads work');
+});
