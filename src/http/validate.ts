@@ -17,10 +17,16 @@ export function check<T>(validate: ValidateFunction<T>, data: unknown): T {
   throw new ApiError(400, { params: paramsFromAjv(validate.errors ?? []) });
 }
 
-export function paramsFromAjv(errors: ErrorObject[]): ParamErrors {
+/** Like check(), for one element of a larger body: field paths get `prefix` in front. */
+export function checkElement<T>(validate: ValidateFunction<T>, data: unknown, prefix: string): T {
+  if (validate(data)) return data;
+  throw new ApiError(400, { params: paramsFromAjv(validate.errors ?? [], prefix) });
+}
+
+export function paramsFromAjv(errors: ErrorObject[], prefix = ''): ParamErrors {
   const params: Record<string, string[]> = {};
   for (const e of errors) {
-    let field = fieldPath(e.instancePath);
+    let field = prefix + fieldPath(e.instancePath, prefix !== '');
     let message = e.message ?? 'is invalid';
     switch (e.keyword) {
       case 'required': {
@@ -58,12 +64,12 @@ function typeWords(types: string): string {
   return types.split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
 }
 
-function fieldPath(instancePath: string): string {
+function fieldPath(instancePath: string, nested = false): string {
   return instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '');
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc || nested ? `${acc}.${seg}` : seg), '');
 }
 
 const formAjv = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
@@ -77,7 +83,11 @@ export interface BodyValidator<T> {
 }
 
 export function bodyValidator<T>(schema: Schema): BodyValidator<T> {
-  const json = ajv.compile<T>(schema);
-  const form = formAjv.compile<T>(schema);
+  const { json, form } = compileBoth<T>(schema);
   return (body, isForm) => check(isForm ? form : json, body);
+}
+
+/** The strict (JSON) and the coercing (form) validator of one schema. */
+export function compileBoth<T>(schema: Schema): { json: ValidateFunction<T>; form: ValidateFunction<T> } {
+  return { json: ajv.compile<T>(schema), form: formAjv.compile<T>(schema) };
 }

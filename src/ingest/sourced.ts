@@ -1,0 +1,156 @@
+// POST /v1/metrics (source-based, API 1.0) body -> normalised measurements. Pure: no I/O.
+// Three layouts for `gauges` and `counters`: an object keyed by metric name, an object
+// keyed by arbitrary index whose elements carry `name`, or an array of elements with
+// `name`. The source becomes the tag `source` downstream, so tagged queries see it.
+import { ApiError, type ParamErrors } from '../errors.js';
+import { checkElement, compileBoth } from '../http/validate.js';
+import { attributesSchema, type MetricInput } from '../domain/metrics.js';
+import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
+
+export type SourcedKind = 'gauge' | 'counter';
+
+export interface SourcedMeasurement {
+  kind: SourcedKind;
+  /** canonical (lower-cased) metric name */
+  name: string;
+  /** null when neither the element nor the body names one */
+  source: string | null;
+  /** whole epoch seconds */
+  time: number;
+  value?: number;
+  count?: number;
+  sum?: number;
+  min?: number;
+  max?: number;
+  sum_squares?: number;
+  /** metric properties, applied only if this request creates the metric */
+  metric: MetricInput;
+  /** where the element sits in the body, for error messages */
+  path: string;
+}
+
+export const SOURCE = /^[A-Za-z0-9.:_-]{1,255}$/;
+export const SOURCE_MESSAGE = 'must be 1-255 characters of letters, digits, . : - _';
+
+const elementSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    value: { type: 'number' },
+    measure_time: { type: 'number', minimum: 0 },
+    source: { type: ['string', 'null'] },
+    count: { type: 'integer', minimum: 1 },
+    sum: { type: 'number' },
+    min: { type: 'number' },
+    max: { type: 'number' },
+    sum_squares: { type: 'number', minimum: 0 },
+    period: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
+    display_name: { type: ['string', 'null'], maxLength: 255 },
+    description: { type: ['string', 'null'], maxLength: 1024 },
+    attributes: attributesSchema,
+  },
+  // Agents send extra fields (stddev_m2, ...): they are ignored, not refused.
+} as const;
+
+const bodySchema = {
+  type: 'object',
+  properties: {
+    gauges: { type: ['object', 'array'] },
+    counters: { type: ['object', 'array'] },
+    source: { type: ['string', 'null'] },
+    measure_time: { type: 'number', minimum: 0 },
+  },
+} as const;
+
+type Element = {
+  name?: string; value?: number; measure_time?: number; source?: string | null;
+  count?: number; sum?: number; min?: number; max?: number; sum_squares?: number;
+  period?: number | null; display_name?: string | null; description?: string | null; attributes?: MetricInput['attributes'];
+};
+
+const element = compileBoth<Element>(elementSchema);
+const body = compileBoth<{ gauges?: unknown; counters?: unknown; source?: string | null; measure_time?: number }>(bodySchema);
+
+/** The measurements of a body, or a 400 naming every offending element. */
+export function parseSourced(raw: unknown, isForm: boolean, nowSeconds: number): SourcedMeasurement[] {
+  const top = checkElement(isForm ? body.form : body.json, raw, '');
+  const params: ParamErrors = {};
+  const fail = (field: string, message: string) => { ((params[field] ??= []) as string[]).push(message); };
+
+  if (top.source != null && !checkSource(top.source)) fail('source', top.source.toLowerCase() === 'all' ? 'all is reserved' : SOURCE_MESSAGE);
+  const defaults = { source: top.source ?? null, time: top.measure_time !== undefined ? Math.floor(top.measure_time) : nowSeconds };
+
+  const out: SourcedMeasurement[] = [];
+  for (const kind of ['gauge', 'counter'] as const) {
+    const key = kind === 'gauge' ? 'gauges' : 'counters';
+    const group = top[key];
+    if (group === undefined || group === null) continue;
+    for (const [index, entry] of Object.entries(group as Record<string, unknown>)) {
+      const path = `${key}[${index}]`;
+      try {
+        const m = toMeasurement(kind, entry, Array.isArray(group) ? null : index, path, isForm, defaults);
+        if (m) out.push(m);
+      } catch (err) {
+        if (!(err instanceof ApiError) || !err.body.params) throw err;
+        Object.assign(params, err.body.params);
+      }
+    }
+  }
+  if (Object.keys(params).length) throw new ApiError(400, { params });
+  if (out.length === 0) throw new ApiError(400, { params: { measurements: ['at least one gauge or counter is required'] } });
+  return out;
+}
+
+function checkSource(s: string): boolean {
+  return SOURCE.test(s) && s.toLowerCase() !== 'all';
+}
+
+function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, path: string, isForm: boolean, defaults: { source: string | null; time: number }): SourcedMeasurement | null {
+  // `gauges[cpu]=3` / {"gauges": {"cpu": 3}}: a bare value under its name.
+  const obj: unknown = typeof entry === 'number' || (isForm && typeof entry === 'string') ? { value: entry } : entry;
+  const e = checkElement(isForm ? element.form : element.json, obj, path);
+  const params: Record<string, string[]> = {};
+  const name = e.name ?? key;
+  if (name === null || name === undefined) params[`${path}.name`] = ['is required'];
+  else if (!METRIC_NAME.test(name)) params[`${path}.name`] = [METRIC_NAME_MESSAGE];
+  const source = e.source !== undefined && e.source !== null && e.source !== '' ? e.source : defaults.source;
+  if (e.source && !checkSource(e.source)) params[`${path}.source`] = [e.source.toLowerCase() === 'all' ? 'all is reserved' : SOURCE_MESSAGE];
+
+  const multi = e.count !== undefined;
+  if (kind === 'counter') {
+    for (const f of ['count', 'sum', 'min', 'max', 'sum_squares'] as const) {
+      if (e[f] !== undefined) params[`${path}.${f}`] = ['is only allowed for gauges'];
+    }
+    if (e.value === undefined) params[`${path}.value`] = ['is required'];
+  } else if (multi) {
+    if (e.value !== undefined) params[`${path}.value`] = ['must not be set together with count'];
+    if (e.sum === undefined) params[`${path}.sum`] = ['is required when count is set'];
+    if (e.min !== undefined && e.max !== undefined && e.min > e.max) params[`${path}.min`] = ['must not be greater than max'];
+  } else {
+    if (e.value === undefined) params[`${path}.value`] = ['is required (or count and sum)'];
+    for (const f of ['sum', 'min', 'max', 'sum_squares'] as const) {
+      if (e[f] !== undefined) params[`${path}.${f}`] = ['requires count'];
+    }
+  }
+  if (Object.keys(params).length) throw new ApiError(400, { params });
+
+  const metric: MetricInput = {};
+  if (e.period !== undefined) metric.period = e.period;
+  if (e.display_name !== undefined) metric.display_name = e.display_name;
+  if (e.description !== undefined) metric.description = e.description;
+  if (e.attributes !== undefined) metric.attributes = e.attributes;
+  const m: SourcedMeasurement = {
+    kind, name: canonicalMetricName(name!), source: source ? source.toLowerCase() : null,
+    time: e.measure_time !== undefined ? Math.floor(e.measure_time) : defaults.time, metric, path,
+  };
+  if (multi) {
+    m.count = e.count!;
+    m.sum = e.sum!;
+    if (e.min !== undefined) m.min = e.min;
+    if (e.max !== undefined) m.max = e.max;
+    if (e.sum_squares !== undefined) m.sum_squares = e.sum_squares;
+  } else {
+    m.value = e.value!;
+  }
+  return m;
+}
