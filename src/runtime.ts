@@ -10,6 +10,8 @@ import { RateLimiter } from './http/ratelimit.js';
 import { SelfMetrics } from './selfmetrics.js';
 import { JobRunner } from './domain/jobs.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
+import { Spaces } from './domain/spaces.js';
+import { Annotations } from './domain/annotations.js';
 
 export interface Runtime {
   config: Config;
@@ -21,6 +23,8 @@ export interface Runtime {
   metrics: SelfMetrics;
   jobs: JobRunner;
   catalog: MetricCatalog;
+  spaces: Spaces;
+  annotations: Annotations;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -38,6 +42,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const catalog = new MetricCatalog(store, commit);
   const rt: Runtime = {
     config, log, store, commit, accounts, metrics, jobs, catalog,
+    spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type),
+    annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],
