@@ -1,5 +1,5 @@
 // JSON Schemas of annotation streams, events and links as clients send them.
-import { DISPLAY_NAME_PATTERN, MAX_NAME_LENGTH } from './chart-schema.js';
+import { MAX_NAME_LENGTH, nameSchema } from './chart-schema.js';
 
 /** Unix seconds up to the year 9999: twelve digits at most, as the event keys expect. */
 export const MAX_TIME = 253402300799;
@@ -24,7 +24,7 @@ export const linkSchema = {
 const eventProperties = {
   // echo of a GET body; server-owned, ignored
   id: {},
-  title: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: DISPLAY_NAME_PATTERN },
+  title: nameSchema,
   // the source rule of the source-based API; an empty form value means "no source"
   source: { type: ['string', 'null'], pattern: '^[A-Za-z0-9.:_-]{0,255}$' },
   description: { type: ['string', 'null'], maxLength: 4096 },
@@ -40,7 +40,7 @@ export const streamUpdateSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    display_name: { type: ['string', 'null'], maxLength: MAX_NAME_LENGTH, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+    display_name: { type: ['string', 'null'], maxLength: MAX_NAME_LENGTH },
     // echo of a GET body; the name is the path's
     name: {},
   },

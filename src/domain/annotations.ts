@@ -10,6 +10,7 @@ import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors } from '../errors.js';
 import { compileGlob } from '../query/glob.js';
 import { AccountLock } from './account-lock.js';
+import { displayTextProblem } from './text.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 import { MAX_LINKS, MAX_TIME, type EventInput, type Link, type StreamInput } from './annotation-schema.js';
 
@@ -124,6 +125,8 @@ export class Annotations {
     return this.lock.run(accountId, async () => {
       const stream = await this.stream(accountId, rawName);
       if (input.display_name === undefined) return;
+      const problem = input.display_name ? displayTextProblem(input.display_name) : null;
+      if (problem) throw paramErrors({ display_name: [problem] });
       await this.commit.write([this.streams.put(accountId, stream.name, { ...stream, display_name: input.display_name || null })]);
     });
   }
@@ -205,6 +208,8 @@ export class Annotations {
 /** Rules across fields of an event. */
 function checkedEvent(event: AnnotationEvent): AnnotationEvent {
   const params: Record<string, string[]> = {};
+  const titleProblem = displayTextProblem(event.title);
+  if (titleProblem) params.title = [titleProblem];
   if (event.end_time !== null && event.end_time < event.start_time) params.end_time = ['must not be before start_time'];
   const rels = event.links.map((l) => l.rel);
   if (new Set(rels).size !== rels.length) params.links = ['each link needs its own rel within the event'];

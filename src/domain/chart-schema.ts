@@ -16,10 +16,8 @@ export const MAX_STREAMS = 100;
 export const MAX_THRESHOLDS = 10;
 export const MAX_NAME_LENGTH = 255;
 
-/** Display names: any text but control characters, not only whitespace. */
-export const DISPLAY_NAME_PATTERN = '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$';
-
-const nameSchema = { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: DISPLAY_NAME_PATTERN };
+/** Blank names and control characters are refused by text.ts. */
+export const nameSchema = { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH };
 const optionalText = { type: ['string', 'null'], maxLength: MAX_NAME_LENGTH };
 const optionalNumber = { type: ['number', 'null'] };
 const color = { type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' };

@@ -9,6 +9,7 @@ import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors, type ParamErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
 import { transformProblem } from './transform.js';
+import { displayTextProblem } from './text.js';
 import { canonicalMetricName } from './names.js';
 import {
   CHART_FIELDS,
@@ -86,7 +87,7 @@ export class Spaces {
 
   create(accountId: number, input: SpaceInput): Promise<SpaceRecord> {
     return this.lock.run(accountId, async () => {
-      const name = input.name.trim();
+      const name = spaceName(input.name);
       await this.checkNameFree(accountId, name);
       const { id, op } = await this.spaceIds.next();
       const t = now();
@@ -99,7 +100,7 @@ export class Spaces {
   rename(accountId: number, spaceId: number, input: SpaceInput): Promise<void> {
     return this.lock.run(accountId, async () => {
       const space = await this.get(accountId, spaceId);
-      const name = input.name.trim();
+      const name = spaceName(input.name);
       await this.checkNameFree(accountId, name, spaceId);
       await this.commit.write([this.spaces.put(accountId, spaceKey(spaceId), { ...space, name, updated_at: now() })]);
     });
@@ -188,6 +189,8 @@ export class Spaces {
     if (input.thresholds !== undefined) next.thresholds = input.thresholds;
 
     const errors: ParamErrors = {};
+    const nameProblem = input.name === undefined ? null : displayTextProblem(input.name);
+    if (nameProblem) add(errors, 'name', nameProblem);
     if (input.streams !== undefined) {
       next.streams = [];
       const unclaimed = new Map(chart.streams.map((s) => [s.id, s]));
@@ -269,6 +272,12 @@ export class Spaces {
       thresholds: chart.thresholds,
     };
   }
+}
+
+function spaceName(raw: string): string {
+  const problem = displayTextProblem(raw);
+  if (problem) throw paramErrors({ name: [problem] });
+  return raw.trim();
 }
 
 function add(errors: ParamErrors, field: string, message: string): void {
