@@ -213,6 +213,8 @@ export class Spaces {
   private async storedStream(input: StreamInput, unclaimed: Map<number, StreamRecord>, ops: WriteOp[]): Promise<StreamRecord> {
     const { id: given, type: _computed, ...fields } = input;
     if (fields.metric !== undefined) fields.metric = canonicalMetricName(fields.metric);
+    // an emptied form field means "no transform"
+    if (typeof fields.transform_function === 'string' && !fields.transform_function.trim()) fields.transform_function = null;
     // tag names and values are stored lower-cased (spec, tag rules); match them the same way
     if (fields.tags) fields.tags = fields.tags.map((t) => ({ ...t, name: t.name.toLowerCase(), ...(t.values ? { values: t.values.map((v) => v.toLowerCase()) } : {}) }));
     const keep = unclaimed.get(Number(given));
@@ -235,7 +237,7 @@ export class Spaces {
     } else if (s.downsample_function !== undefined && (await this.metricType(accountId, s.metric)) !== 'composite') {
       add(errors, `${at}.downsample_function`, 'applies only to composite streams and composite metrics');
     }
-    if (typeof s.transform_function === 'string') {
+    if (typeof s.transform_function === 'string' && s.transform_function.trim()) {
       const problem = transformProblem(s.transform_function);
       if (problem) add(errors, `${at}.transform_function`, problem);
     }
@@ -259,8 +261,8 @@ export class Spaces {
   }
 
   async chartView(accountId: number, chart: ChartRecord): Promise<Record<string, unknown>> {
+    // extras never share a name with a spec field (extrasOf), so their place is cosmetic
     return {
-      ...chart.extra,
       id: chart.id,
       name: chart.name,
       type: chart.type,
@@ -270,6 +272,7 @@ export class Spaces {
       label: chart.label,
       related_space: chart.related_space,
       thresholds: chart.thresholds,
+      ...chart.extra,
     };
   }
 }

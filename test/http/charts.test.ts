@@ -82,6 +82,8 @@ t.test('a form body with Rails nesting makes the same chart, typed', async (t) =
   t.equal(r.body.min, 0);
   t.same(r.body.thresholds, [{ operator: '>', value: 2.5, type: 'red' }]);
   t.same(r.body.streams[0].tags, [{ name: 'host', values: ['web*'], grouped: true }]);
+  const cleared = await s.request('PUT', `/v1/spaces/${id}/charts/${r.body.id}`, { form: `streams[0][id]=${r.body.streams[0].id}&streams[0][metric]=load&streams[0][transform_function]=` });
+  t.equal(cleared.body.streams[0].transform_function, null, 'an emptied transform_function means none');
   t.equal(r.body.streams[0].period, 60);
   t.equal(r.body.streams[0].transform_function, 'x/60');
   t.equal(r.body.use_log_yaxis, 'true', 'a form carries no types: an unknown field stays a string');
