@@ -155,8 +155,8 @@ export class Spaces {
     return this.lock.run(accountId, async () => {
       const existing = await this.getChart(accountId, spaceId, chartId);
       const ops: WriteOp[] = [];
-      const chart = await this.applyChart(accountId, existing, input, ops);
-      ops.push(this.charts.put(accountId, chartKey(spaceId, chartId), { ...chart, updated_at: now() }));
+      const chart = { ...(await this.applyChart(accountId, existing, input, ops)), updated_at: now() };
+      ops.push(this.charts.put(accountId, chartKey(spaceId, chartId), chart));
       await this.commit.write(ops);
       return chart;
     });
