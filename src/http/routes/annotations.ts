@@ -4,7 +4,7 @@ import type { Runtime } from '../../runtime.js';
 import { accountId, type Ctx, type RequestState } from '../state.js';
 import { body, isForm, queryOne } from '../request.js';
 import { bodyValidator } from '../validate.js';
-import { paginate, parsePage } from '../pagination.js';
+import { pageByName } from '../list.js';
 import { pathId } from '../path.js';
 import { eventView, groupBySource, parseEventQuery } from '../../domain/annotations.js';
 import { canonicalMetricName } from '../../domain/names.js';
@@ -25,11 +25,7 @@ export function annotationsRoutes(rt: Runtime): Router<RequestState> {
   const eventPath = (ctx: Ctx, id: number) => `/v1/annotations/${encodeURIComponent(canonicalMetricName(name(ctx)))}/${id}`;
 
   r.get('/', async (ctx) => {
-    const page = parsePage(ctx.query, ['name']);
-    const all = await rt.annotations.listStreams(accountId(ctx));
-    const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
-    const matching = filter ? all.filter((s) => s.name.includes(filter)) : all;
-    const { query, items } = paginate(matching, all.length, page);
+    const { query, items } = await pageByName(ctx, () => rt.annotations.listStreams(accountId(ctx)), (s) => s.name);
     ctx.body = { query, annotations: items.map((s) => ({ name: s.name, display_name: s.display_name })) };
   });
 

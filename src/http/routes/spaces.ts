@@ -2,9 +2,9 @@
 import Router from '@koa/router';
 import type { Runtime } from '../../runtime.js';
 import { accountId, type Ctx, type RequestState } from '../state.js';
-import { body, isForm, queryOne } from '../request.js';
+import { body, isForm } from '../request.js';
 import { bodyValidator } from '../validate.js';
-import { paginate, parsePage } from '../pagination.js';
+import { pageByName } from '../list.js';
 import { pathId } from '../path.js';
 import { chartSchema, spaceSchema, type ChartInput, type SpaceInput } from '../../domain/chart-schema.js';
 
@@ -18,11 +18,7 @@ export function spacesRoutes(rt: Runtime): Router<RequestState> {
   const chartId = (ctx: Ctx) => pathId(ctx.params.chart_id, 'Chart');
 
   r.get('/', async (ctx) => {
-    const page = parsePage(ctx.query, ['name']);
-    const all = await rt.spaces.list(accountId(ctx));
-    const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
-    const matching = filter ? all.filter((s) => s.name.toLowerCase().includes(filter)) : all;
-    const { query, items } = paginate(matching, all.length, page, (s) => s.name.toLowerCase());
+    const { query, items } = await pageByName(ctx, () => rt.spaces.list(accountId(ctx)), (s) => s.name);
     ctx.body = { query, spaces: items.map((s) => ({ id: s.id, name: s.name })) };
   });
 
