@@ -1,6 +1,6 @@
 // The long-lived parts of a running service, built once at start and handed to the
-import { join } from 'node:path';
 // HTTP layer and the schedulers. Tests build one over a temp dir the same way.
+import { join } from 'node:path';
 import type { Config } from './config/types.js';
 import type { Logger } from './log.js';
 import { Store } from './store/db.js';
@@ -12,6 +12,8 @@ import { JobRunner } from './domain/jobs.js';
 import { DiskGuard } from './store/disk-guard.js';
 import { ApiError } from './errors.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
+import { Spaces } from './domain/spaces.js';
+import { Annotations } from './domain/annotations.js';
 
 export interface Runtime {
   config: Config;
@@ -24,6 +26,8 @@ export interface Runtime {
   metrics: SelfMetrics;
   jobs: JobRunner;
   catalog: MetricCatalog;
+  spaces: Spaces;
+  annotations: Annotations;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -49,6 +53,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const catalog = new MetricCatalog(store, commit);
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog,
+    spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type),
+    annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],

@@ -24,6 +24,11 @@ export class Collection<T> {
     return this.level.values({ gte: base, lt: base + '\uffff' }).all();
   }
 
+  /** The account's records with keys from `from` (inclusive) to `to` (exclusive), in key order or reversed. */
+  async *range(accountId: number, from: string, to: string, reverse = false): AsyncGenerator<T> {
+    yield* this.level.values({ gte: this.key(accountId, from), lt: this.key(accountId, to), reverse });
+  }
+
   async keys(accountId: number, prefix = ''): Promise<string[]> {
     const base = this.key(accountId, '');
     const start = base + prefix;

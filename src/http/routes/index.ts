@@ -4,7 +4,9 @@ import type { Runtime } from '../../runtime.js';
 import type { RequestState } from '../state.js';
 import { metricsRoutes } from './metrics.js';
 import { jobsRoutes } from './jobs.js';
+import { spacesRoutes } from './spaces.js';
+import { annotationsRoutes } from './annotations.js';
 
 export function apiRouters(rt: Runtime): Router<RequestState>[] {
-  return [metricsRoutes(rt), jobsRoutes(rt)];
+  return [metricsRoutes(rt), jobsRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
 }

@@ -1,0 +1,261 @@
+// Annotation streams and their events with links. Key layouts:
+//   annotation_streams    <account>!<stream>
+//   annotation_events     <account>!<stream>!<start_time>!<event id>   (a time window is one range read)
+//   annotation_event_ids  <account>!<stream>!<event id> -> start_time  (finds an event by id)
+// Stream names follow the metric name rules and, like metric names, ignore case.
+import type { Store } from '../store/db.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
+import { Collection, idKey } from '../store/collection.js';
+import { Sequence } from '../store/sequence.js';
+import { alreadyExists, notFound, paramErrors } from '../errors.js';
+import { compileGlob } from '../query/glob.js';
+import { AccountLock } from './account-lock.js';
+import { displayTextProblem } from './text.js';
+import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+import { MAX_LINKS, MAX_TIME, type EventInput, type Link, type StreamInput } from './annotation-schema.js';
+
+export interface AnnotationStream {
+  name: string;
+  display_name: string | null;
+  created_at: number;
+}
+
+export interface AnnotationEvent {
+  id: number;
+  title: string;
+  description: string | null;
+  source: string | null;
+  start_time: number;
+  end_time: number | null;
+  links: Link[];
+  created_at: number;
+  updated_at: number;
+}
+
+/** What GET /v1/annotations/:name selects; see docs/resources.md. */
+export interface EventQuery {
+  start_time: number;
+  end_time: number;
+  sources: string[];
+  count: number;
+}
+
+export const MAX_EVENTS_PER_QUERY = 1000;
+/** The group of events that have no source. */
+export const UNASSIGNED = 'unassigned';
+
+const eventsOf = (stream: string) => `${stream}!`;
+const eventKey = (stream: string, start: number, id: number) => `${stream}!${idKey(start)}!${idKey(id)}`;
+const indexKey = (stream: string, id: number) => `${stream}!${idKey(id)}`;
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export class Annotations {
+  private readonly streams: Collection<AnnotationStream>;
+  private readonly events: Collection<AnnotationEvent>;
+  private readonly starts: Collection<number>;
+  private readonly eventIds: Sequence;
+  private readonly lock = new AccountLock();
+
+  constructor(store: Store, private readonly commit: CommitQueue) {
+    this.streams = new Collection<AnnotationStream>(store, 'annotation_streams');
+    this.events = new Collection<AnnotationEvent>(store, 'annotation_events');
+    this.starts = new Collection<number>(store, 'annotation_event_ids');
+    this.eventIds = new Sequence(store, 'annotation_events');
+  }
+
+  listStreams(accountId: number): Promise<AnnotationStream[]> {
+    return this.streams.list(accountId);
+  }
+
+  /** A stream by the name in a path; a name that could not exist is simply not found. */
+  async stream(accountId: number, rawName: string): Promise<AnnotationStream> {
+    const stream = METRIC_NAME.test(rawName) ? await this.streams.get(accountId, canonicalMetricName(rawName)) : undefined;
+    if (!stream) throw notFound('Annotation stream');
+    return stream;
+  }
+
+  /** Events of the window, oldest first: the `count` latest that match the sources. */
+  async query(accountId: number, stream: AnnotationStream, q: EventQuery): Promise<AnnotationEvent[]> {
+    const globs = q.sources.map(compileGlob);
+    const from = `${eventsOf(stream.name)}${idKey(q.start_time)}`;
+    const to = `${eventsOf(stream.name)}${idKey(q.end_time)}~`; // `~` sorts after the `!<id>` suffix
+    const found: AnnotationEvent[] = [];
+    for await (const event of this.events.range(accountId, from, to, true)) {
+      if (globs.length && !globs.some((g) => g.test(event.source ?? UNASSIGNED))) continue;
+      found.push(event);
+      if (found.length >= q.count) break;
+    }
+    return found.reverse();
+  }
+
+  async event(accountId: number, rawName: string, id: number): Promise<{ stream: AnnotationStream; event: AnnotationEvent }> {
+    const stream = await this.stream(accountId, rawName);
+    const start = await this.starts.get(accountId, indexKey(stream.name, id));
+    const event = start === undefined ? undefined : await this.events.get(accountId, eventKey(stream.name, start, id));
+    if (!event) throw notFound('Annotation event');
+    return { stream, event };
+  }
+
+  /** Adds an event, creating the stream on first use. */
+  addEvent(accountId: number, rawName: string, input: EventInput): Promise<{ stream: AnnotationStream; event: AnnotationEvent }> {
+    if (!METRIC_NAME.test(rawName)) throw paramErrors({ name: [METRIC_NAME_MESSAGE] });
+    const name = canonicalMetricName(rawName);
+    return this.lock.run(accountId, async () => {
+      const ops: WriteOp[] = [];
+      let stream = await this.streams.get(accountId, name);
+      if (!stream) {
+        stream = { name, display_name: null, created_at: now() };
+        ops.push(this.streams.put(accountId, name, stream));
+      }
+      const { id, op } = await this.eventIds.next();
+      const t = now();
+      const event = checkedEvent({
+        id, title: input.title!, description: input.description ?? null, source: input.source || null,
+        start_time: input.start_time ?? t, end_time: input.end_time ?? null, links: input.links ?? [],
+        created_at: t, updated_at: t,
+      });
+      ops.push(op, ...this.putEvent(accountId, name, event));
+      await this.commit.write(ops);
+      return { stream, event };
+    });
+  }
+
+  updateStream(accountId: number, rawName: string, input: StreamInput): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      const stream = await this.stream(accountId, rawName);
+      if (input.display_name === undefined) return;
+      const problem = input.display_name ? displayTextProblem(input.display_name) : null;
+      if (problem) throw paramErrors({ display_name: [problem] });
+      await this.commit.write([this.streams.put(accountId, stream.name, { ...stream, display_name: input.display_name || null })]);
+    });
+  }
+
+  /** Sets the fields given; `links` replaces all links. */
+  updateEvent(accountId: number, rawName: string, id: number, input: EventInput): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      const { stream, event } = await this.event(accountId, rawName, id);
+      const next = checkedEvent({
+        ...event,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.source !== undefined ? { source: input.source || null } : {}),
+        ...(input.start_time !== undefined ? { start_time: input.start_time } : {}),
+        ...(input.end_time !== undefined ? { end_time: input.end_time } : {}),
+        ...(input.links !== undefined ? { links: input.links } : {}),
+        updated_at: now(),
+      });
+      await this.commit.write([this.events.del(accountId, eventKey(stream.name, event.start_time, id)), ...this.putEvent(accountId, stream.name, next)]);
+    });
+  }
+
+  addLink(accountId: number, rawName: string, id: number, link: Link): Promise<Link> {
+    return this.lock.run(accountId, async () => {
+      const { stream, event } = await this.event(accountId, rawName, id);
+      if (event.links.some((l) => l.rel === link.rel)) throw alreadyExists('rel', 'is already used by a link of this event');
+      if (event.links.length >= MAX_LINKS) throw paramErrors({ links: [`an event has at most ${MAX_LINKS} links`] });
+      const stored = { rel: link.rel, label: link.label ?? null, href: link.href };
+      await this.commit.write(this.putEvent(accountId, stream.name, { ...event, links: [...event.links, stored], updated_at: now() }));
+      return stored;
+    });
+  }
+
+  async link(accountId: number, rawName: string, id: number, rel: string): Promise<Link> {
+    const { event } = await this.event(accountId, rawName, id);
+    const link = event.links.find((l) => l.rel === rel);
+    if (!link) throw notFound('Link');
+    return link;
+  }
+
+  deleteLink(accountId: number, rawName: string, id: number, rel: string): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      const { stream, event } = await this.event(accountId, rawName, id);
+      if (!event.links.some((l) => l.rel === rel)) throw notFound('Link');
+      const links = event.links.filter((l) => l.rel !== rel);
+      await this.commit.write(this.putEvent(accountId, stream.name, { ...event, links, updated_at: now() }));
+    });
+  }
+
+  deleteEvent(accountId: number, rawName: string, id: number): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      const { stream, event } = await this.event(accountId, rawName, id);
+      await this.commit.write([
+        this.events.del(accountId, eventKey(stream.name, event.start_time, id)),
+        this.starts.del(accountId, indexKey(stream.name, id)),
+      ]);
+    });
+  }
+
+  /** Deletes the stream and every event in it. */
+  deleteStream(accountId: number, rawName: string): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      const stream = await this.stream(accountId, rawName);
+      const ops: WriteOp[] = [this.streams.del(accountId, stream.name)];
+      for (const key of await this.events.keys(accountId, eventsOf(stream.name))) ops.push(this.events.del(accountId, key));
+      for (const key of await this.starts.keys(accountId, eventsOf(stream.name))) ops.push(this.starts.del(accountId, key));
+      await this.commit.write(ops);
+    });
+  }
+
+  private putEvent(accountId: number, stream: string, event: AnnotationEvent): WriteOp[] {
+    return [
+      this.events.put(accountId, eventKey(stream, event.start_time, event.id), event),
+      this.starts.put(accountId, indexKey(stream, event.id), event.start_time),
+    ];
+  }
+}
+
+/** Rules across fields of an event. */
+function checkedEvent(event: AnnotationEvent): AnnotationEvent {
+  const params: Record<string, string[]> = {};
+  const titleProblem = displayTextProblem(event.title);
+  if (titleProblem) params.title = [titleProblem];
+  if (event.end_time !== null && event.end_time < event.start_time) params.end_time = ['must not be before start_time'];
+  const rels = event.links.map((l) => l.rel);
+  if (new Set(rels).size !== rels.length) params.links = ['each link needs its own rel within the event'];
+  if (Object.keys(params).length) throw paramErrors(params);
+  return { ...event, links: event.links.map((l) => ({ rel: l.rel, label: l.label ?? null, href: l.href })) };
+}
+
+/**
+ * Reads the query of GET /v1/annotations/:name. Neither `start_time` nor `count` is
+ * required (the real API wants one of them); docs/resources.md says why.
+ */
+export function parseEventQuery(raw: { start_time?: string; end_time?: string; count?: string; sources: string[] }): EventQuery {
+  const params: Record<string, string[]> = {};
+  const int = (field: string, v: string | undefined, min: number, max: number, fallback: number): number => {
+    if (v === undefined || v === '') return fallback;
+    if (!/^\d{1,12}$/.test(v) || Number(v) < min || Number(v) > max) {
+      params[field] = [`must be an integer from ${min} to ${max}`];
+      return fallback;
+    }
+    return Number(v);
+  };
+  const q: EventQuery = {
+    start_time: int('start_time', raw.start_time, 0, MAX_TIME, 0),
+    end_time: int('end_time', raw.end_time, 0, MAX_TIME, MAX_TIME),
+    count: int('count', raw.count, 1, MAX_EVENTS_PER_QUERY, MAX_EVENTS_PER_QUERY),
+    sources: raw.sources,
+  };
+  if (q.end_time < q.start_time && !params.start_time && !params.end_time) params.end_time = ['must not be before start_time'];
+  if (raw.sources.some((s) => s.length === 0 || s.length > 255)) params.sources = ['must be 1 to 255 characters each'];
+  if (Object.keys(params).length) throw paramErrors(params);
+  return q;
+}
+
+export function eventView(e: AnnotationEvent): Record<string, unknown> {
+  return { id: e.id, title: e.title, description: e.description, source: e.source, start_time: e.start_time, end_time: e.end_time, links: e.links };
+}
+
+/** The spec's shape: one object of source name to that source's events, in start-time order. */
+export function groupBySource(events: AnnotationEvent[]): Record<string, unknown>[] {
+  if (events.length === 0) return [];
+  // a Map, not an object literal: a source may be named `__proto__`
+  const groups = new Map<string, unknown[]>();
+  for (const e of events) {
+    const key = e.source ?? UNASSIGNED;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(eventView(e));
+  }
+  return [Object.fromEntries(groups)];
+}
