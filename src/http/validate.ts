@@ -61,7 +61,10 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 function typeWords(types: string): string {
-  return types.split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+  const list = types.split(',');
+  if (list.length === 1) return TYPE_WORDS[list[0]!] ?? list[0]!;
+  const words = list.map((t) => (t === 'boolean' ? 'a boolean' : TYPE_WORDS[t] ?? t));
+  return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
 function fieldPath(instancePath: string, nested = false): string {

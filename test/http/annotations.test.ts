@@ -47,14 +47,14 @@ t.test('event rules, each a 400 under its field', async (t) => {
     [{ title: '' }, { title: ['must NOT have fewer than 1 characters'] }],
     [{ title: '  ' }, { title: ['must not be blank'] }],
     [{ title: 't'.repeat(256) }, { title: ['must NOT have more than 255 characters'] }],
-    [{ title: 'x', start_time: 'yesterday' }, { start_time: ['must be integer'] }],
+    [{ title: 'x', start_time: 'yesterday' }, { start_time: ['must be an integer'] }],
     [{ title: 'x', start_time: -1 }, { start_time: ['must be >= 0'] }],
-    [{ title: 'x', start_time: 1.5 }, { start_time: ['must be integer'] }],
+    [{ title: 'x', start_time: 1.5 }, { start_time: ['must be an integer'] }],
     [{ title: 'x', start_time: 100, end_time: 99 }, { end_time: ['must not be before start_time'] }],
     [{ title: 'x', source: 'has space' }, { source: ['must match pattern "^[A-Za-z0-9.:_-]{0,255}$"'] }],
     [{ title: 'x', description: 'd'.repeat(4097) }, { description: ['must NOT have more than 4096 characters'] }],
     [{ title: 'x', id: 5, created_at: 1 }, { created_at: ['is not a known field'] }],
-    [{ title: 'x', links: { rel: 'a' } }, { links: ['must be array'] }],
+    [{ title: 'x', links: { rel: 'a' } }, { links: ['must be an array'] }],
     [{ title: 'x', links: [{ href: 'https://a.example' }] }, { 'links[0].rel': ['is required'] }],
     [{ title: 'x', links: [{ rel: 'a' }] }, { 'links[0].href': ['is required'] }],
     [{ title: 'x', links: [{ rel: 'a', href: 'javascript:alert(1)' }] }, { 'links[0].href': ['must match pattern "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"'] }],
@@ -70,7 +70,7 @@ t.test('event rules, each a 400 under its field', async (t) => {
   t.equal(badName.status, 400);
   t.same(badName.body, { errors: { params: { name: ['must be 1-255 characters of letters, digits, . : - _'] } } });
   const formTime = await s.request('POST', '/v1/annotations/deploys', { form: 'title=x&start_time=abc' });
-  t.same(formTime.body, { errors: { params: { start_time: ['must be integer'] } } });
+  t.same(formTime.body, { errors: { params: { start_time: ['must be an integer'] } } });
   t.same((await s.get('/v1/annotations')).body.annotations, [], 'no refused event created a stream');
 });
 
@@ -170,7 +170,7 @@ t.test('updates: stream display_name, event fields (links replaced, start_time m
   t.equal((await s.request('PUT', '/v1/annotations/deploys', { json: { name: 'deploys' } })).status, 204, 'nothing to change is fine');
   t.equal((await s.get('/v1/annotations/deploys')).body.display_name, 'Deploys to API');
   t.same((await s.request('PUT', '/v1/annotations/deploys', { json: { display_name: 'a\nb' } })).body.errors.params, { display_name: ['must not contain control characters'] });
-  t.same((await s.request('PUT', '/v1/annotations/deploys', { json: { display_name: 5 } })).body.errors.params, { display_name: ['must be string,null'] });
+  t.same((await s.request('PUT', '/v1/annotations/deploys', { json: { display_name: 5 } })).body.errors.params, { display_name: ['must be a string or null'] });
   t.equal((await s.request('PUT', '/v1/annotations/missing', { json: { display_name: 'x' } })).status, 404, 'PUT does not create a stream');
 
   const updated = await s.request('PUT', `/v1/annotations/deploys/${e.id}`, {
@@ -188,7 +188,7 @@ t.test('updates: stream display_name, event fields (links replaced, start_time m
 
   for (const [json, params] of [
     [{ end_time: 299 }, { end_time: ['must not be before start_time'] }],
-    [{ title: null }, { title: ['must be string'] }],
+    [{ title: null }, { title: ['must be a string'] }],
     [{ title: ' ' }, { title: ['must not be blank'] }],
     [{ links: [{ rel: 'a', href: 'ftp://x' }] }, { 'links[0].href': ['must match pattern "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"'] }],
     [{ colour: 'red' }, { colour: ['is not a known field'] }],

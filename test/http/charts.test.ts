@@ -146,12 +146,12 @@ t.test('chart rules, each a 400 under its field', async (t) => {
     [{ name: 'c', thresholds: [{ operator: '>=', value: 1, type: 'red' }] }, { 'thresholds[0].operator': ['must be one of: >, <, ='] }],
     [{ name: 'c', thresholds: [{ operator: '>', value: 1, type: 'green' }] }, { 'thresholds[0].type': ['must be one of: red, yellow'] }],
     [{ name: 'c', thresholds: [{ operator: '>', type: 'red' }] }, { 'thresholds[0].value': ['is required'] }],
-    [{ name: 'c', thresholds: [{ operator: '>', value: '1', type: 'red' }] }, { 'thresholds[0].value': ['must be number'] }],
+    [{ name: 'c', thresholds: [{ operator: '>', value: '1', type: 'red' }] }, { 'thresholds[0].value': ['must be a number'] }],
     [{ name: 'c', thresholds: [{ operator: '>', value: 1, type: 'red', colour: 'x' }] }, { 'thresholds[0].colour': ['is not a known field'] }],
     [{ name: 'c', min: 10, max: 1 }, { min: ['must not be greater than max'] }],
-    [{ name: 'c', min: 'low' }, { min: ['must be number,null'] }],
+    [{ name: 'c', min: 'low' }, { min: ['must be a number or null'] }],
     [{ name: 'c', label: 'l'.repeat(256) }, { label: ['must NOT have more than 255 characters'] }],
-    [{ name: 'c', streams: {} }, { streams: ['must be array'] }],
+    [{ name: 'c', streams: {} }, { streams: ['must be an array'] }],
     [{ name: 'c', streams: Array.from({ length: 101 }, () => ({ metric: 'a' })) }, { streams: ['must NOT have more than 100 items'] }],
   ];
   for (const [body, params] of cases) {
@@ -201,7 +201,7 @@ t.test('stream rules, each a 400 under the stream\'s field', async (t) => {
     [{ metric: 'a', tags: [{ values: ['x'] }] }, { 'streams[0].tags[0].name': ['is required'] }],
     [{ metric: 'a', tags: [{ name: 'bad name' }] }, { 'streams[0].tags[0].name': ['must match pattern "^[-.:_A-Za-z0-9]{1,64}$"'] }],
     [{ metric: 'a', tags: [{ name: 'h', values: ['a;b'] }] }, { 'streams[0].tags[0].values[0]': ['must match pattern "^[-.:_?\\\\/A-Za-z0-9 *]{1,255}$"'] }],
-    [{ metric: 'a', tags: [{ name: 'h', grouped: 'yes' }] }, { 'streams[0].tags[0].grouped': ['must be boolean'] }],
+    [{ metric: 'a', tags: [{ name: 'h', grouped: 'yes' }] }, { 'streams[0].tags[0].grouped': ['must be true or false'] }],
     [{ metric: 'a', tags: [{ name: 'h', other: 1 }] }, { 'streams[0].tags[0].other': ['is not a known field'] }],
   ];
   for (const [stream, params] of cases) {
@@ -238,7 +238,7 @@ t.test('unknown harmless fields are kept and echoed, within bounds', async (t) =
 
   const objectExtra = await chart(s, id, { name: 'c', blob: { a: 1 } });
   t.equal(objectExtra.status, 400);
-  t.same(objectExtra.body.errors.params, { blob: ['must be boolean,number,string,null'] });
+  t.same(objectExtra.body.errors.params, { blob: ['must be a boolean, a number, a string or null'] });
   const longExtra = await chart(s, id, { name: 'c', note: 'n'.repeat(256) });
   t.same(longExtra.body.errors.params, { note: ['must NOT have more than 255 characters'] });
   const oddName = await chart(s, id, { name: 'c', 'we!rd': 1 });
@@ -247,7 +247,7 @@ t.test('unknown harmless fields are kept and echoed, within bounds', async (t) =
   const tooMany = await chart(s, id, { name: 'c', ...many });
   t.same(tooMany.body.errors.params, { body: ['must NOT have more than 40 properties'] });
   const streamExtra = await chart(s, id, { name: 'c', streams: [{ metric: 'a', blob: [1] }] });
-  t.same(streamExtra.body.errors.params, { 'streams[0].blob': ['must be boolean,number,string,null'] });
+  t.same(streamExtra.body.errors.params, { 'streams[0].blob': ['must be a boolean, a number, a string or null'] });
   t.equal((await chart(s, id, { name: 'c', streams: [{ metric: 'a', type: 'whatever' }] })).body.streams[0].type, 'gauge', 'a stream type is computed, not taken');
 });
 
@@ -264,7 +264,7 @@ t.test('related_space: one of the caller\'s other spaces, and nothing about anyo
   t.same(foreign.body, missing.body, 'another account\'s space answers exactly as a missing one');
   t.same(foreign.body, { errors: { params: { related_space: ['must be the id of one of your spaces'] } } });
   t.same((await chart(s, id, { name: 'c', related_space: id })).body.errors.params, { related_space: ['must be another space than the chart\'s own'] });
-  t.same((await chart(s, id, { name: 'c', related_space: 'ops' })).body.errors.params, { related_space: ['must be integer,null'] });
+  t.same((await chart(s, id, { name: 'c', related_space: 'ops' })).body.errors.params, { related_space: ['must be an integer or null'] });
   t.same((await chart(s, id, { name: 'c', related_space: 0 })).body.errors.params, { related_space: ['must be >= 1'] });
 
   const ok = await chart(s, id, 'name=c&related_space=' + mine);
@@ -303,7 +303,7 @@ t.test('bodies that are not a chart object are 400s with the envelope', async (t
   t.ok(broken.body.errors.request);
   const array = await s.request('POST', `/v1/spaces/${id}/charts`, { json: [{ name: 'c' }] });
   t.equal(array.status, 400);
-  t.same(array.body, { errors: { params: { body: ['must be object'] } } });
+  t.same(array.body, { errors: { params: { body: ['must be an object'] } } });
   const text = await s.request('POST', `/v1/spaces/${id}/charts`, { raw: { body: 'name=c', type: 'text/plain' } });
   t.equal(text.status, 415);
 });

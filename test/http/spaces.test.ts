@@ -55,7 +55,7 @@ t.test('space names: required, bounded, unique per account regardless of case', 
   for (const [bad, message] of [
     [{ name: '' }, 'must NOT have fewer than 1 characters'], [{ name: '   ' }, 'must not be blank'],
     [{ name: 'a'.repeat(256) }, 'must NOT have more than 255 characters'], [{ name: 'tab\there' }, 'must not contain control characters'],
-    [{ name: 5 }, 'must be string'],
+    [{ name: 5 }, 'must be a string'],
   ] as const) {
     const r = await s.request('POST', '/v1/spaces', { json: bad });
     t.equal(r.status, 400, JSON.stringify(bad));
