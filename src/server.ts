@@ -1,6 +1,5 @@
 // Lifecycle of a running service: open the store, serve HTTPS (and answer plain HTTP on
 // the same port), the admin socket, SIGHUP reloads and a graceful SIGTERM.
-import net from 'node:net';
 import http from 'node:http';
 import https from 'node:https';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +10,7 @@ import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
+import { createFrontDoor } from './http/front-door.js';
 
 export interface RunningServer {
   rt: Runtime;
@@ -27,10 +27,6 @@ export interface StartOptions {
   /** produces a fresh config for SIGHUP reloads (throws ConfigError when invalid) */
   load?: () => Config;
 }
-
-/** Connections that have not sent a first byte within this time are dropped. */
-const FIRST_BYTE_TIMEOUT_MS = 10_000;
-const TLS_HANDSHAKE = 0x16;
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock');
@@ -50,7 +46,8 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
 async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const { config, log } = rt;
   let tls = await loadTls(config, log);
-  const callback = buildApp(rt).callback();
+  const app = buildApp(rt);
+  const callback = app.callback();
   const serverOptions = {
     maxHeaderSize: 16 * 1024,
     headersTimeout: config.http.headers_timeout_ms,
@@ -58,28 +55,17 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     connectionsCheckingInterval: 2000,
     keepAliveTimeout: 5000,
   };
-  const secure = https.createServer({ ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version }, callback);
+  const secure = https.createServer({
+    ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version,
+    // a client that starts a handshake and stalls is as slow as one that never sends headers
+    handshakeTimeout: config.http.headers_timeout_ms,
+  }, callback);
   const plain = http.createServer(serverOptions, callback);
-
-  // One port for both: a TLS client's first byte is a handshake record (0x16); anything
-  // else is plain HTTP, which gets the spec's 403 (or /health, /metrics).
-  const front = net.createServer((socket) => {
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
-    socket.once('data', (first: Buffer) => {
-      socket.setTimeout(0);
-      socket.pause();
-      socket.unshift(first);
-      (first[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
-      process.nextTick(() => socket.resume());
-    });
-    socket.on('error', () => socket.destroy());
+  const front = createFrontDoor(secure, plain, {
+    maxConnections: config.http.max_connections,
+    onInFlight: (delta) => rt.metrics.requestsInFlight.inc(delta),
   });
-  front.maxConnections = config.http.max_connections;
-  await new Promise<void>((resolve, reject) => {
-    front.once('error', reject);
-    front.listen(config.http.port, config.http.host, () => { front.off('error', reject); resolve(); });
-  });
-  const address = front.address() as net.AddressInfo;
+  const address = await front.listen(config.http.port, config.http.host);
   log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
 
   const adminSocket = await startAdminSocket(rt);
@@ -88,11 +74,15 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     if (!opts.load) return false;
     try {
       const next = opts.load();
+      // Everything that can fail comes before anything is changed, so a failure
+      // leaves the old configuration whole.
+      const nextTls = next.tls.cert_file ? await loadTls(next, log) : null;
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
-      if (next.tls.cert_file) {
-        tls = await loadTls(next, log);
-        secure.setSecureContext({ key: tls.key, cert: tls.cert });
+      app.proxy = next.http.trust_proxy;
+      if (nextTls) {
+        secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
+        tls = nextTls;
       }
       rt.metrics.configReloadSuccess.set(1);
       rt.metrics.configReloadTimestamp.set(Date.now() / 1000);
@@ -109,9 +99,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const close = () => (closing ??= (async () => {
     rt.ready = false;
     await Promise.all([
-      new Promise((r) => front.close(r)),
-      drain(secure, config.http.shutdown_timeout_ms),
-      drain(plain, config.http.shutdown_timeout_ms),
+      front.drain(rt.config.http.shutdown_timeout_ms),
       adminSocket ? new Promise((r) => adminSocket.server.close(r)) : null,
     ]);
     if (adminSocket) rmSync(adminSocket.path, { force: true });
@@ -119,16 +107,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     log.info('gaugeway stopped');
   })());
 
-  return { rt, port: address.port, host: config.http.host, tls, adminSocket: adminSocket?.path ?? null, reload, close };
-}
-
-/** Stops accepting, lets in-flight requests finish, then cuts what is left. */
-async function drain(server: http.Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
-  await closed;
-  clearTimeout(timer);
+  return { rt, port: address.port, host: config.http.host, get tls() { return tls; }, adminSocket: adminSocket?.path ?? null, reload, close };
 }
 
 async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; path: string } | null> {

@@ -10,7 +10,19 @@ export async function serve(args: string[]): Promise<number> {
   const config = load();
   const log = createLogger(config.log.level);
   log.info({ config: config.source, data_dir: config.data_dir }, 'starting gaugeway');
-  const server = await startServer(config, log, { load });
+  // SIGHUP's default action ends the process: a `systemctl reload` racing the start
+  // must not kill the service, so the handler exists before startup and a reload
+  // asked for meanwhile runs once the server is up.
+  let reload: (() => void) | null = null;
+  let reloadRequested = false;
+  const onHangup = () => { if (reload) reload(); else reloadRequested = true; };
+  process.on('SIGHUP', onHangup);
+  const server = await startServer(config, log, { load }).catch((err: unknown) => {
+    process.off('SIGHUP', onHangup);
+    throw err;
+  });
+  reload = () => { void server.reload(); };
+  if (reloadRequested) reload();
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -27,6 +39,5 @@ export async function serve(args: string[]): Promise<number> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGHUP', () => { void server.reload(); });
   });
 }
