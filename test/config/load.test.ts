@@ -51,7 +51,7 @@ t.test('precedence: flags > GAUGEWAY_* environment > file > defaults', async (t)
 });
 
 t.test('environment values: booleans, paths, and names that match no key', async (t) => {
-  const c = parseConfig('data_dir: here\n', FILE, { GAUGEWAY_HTTP__TRUST_PROXY: 'true', GAUGEWAY_TLS__CERT_FILE: 'c.pem', GAUGEWAY_CONFIG: '/ignored' });
+  const c = parseConfig('data_dir: here\n', FILE, { GAUGEWAY_HTTP__TRUST_PROXY: 'true', GAUGEWAY_TLS__CERT_FILE: 'c.pem', GAUGEWAY_TLS__KEY_FILE: '/k.pem', GAUGEWAY_CONFIG: '/ignored' });
   t.equal(c.http.trust_proxy, true);
   t.equal(c.tls.cert_file, resolve('c.pem'), 'a relative path from the environment is relative to the working directory');
   t.equal(c.data_dir, '/etc/gaugeway/here', 'a relative path in the file is relative to the file');
@@ -75,6 +75,7 @@ t.test('${VAR} forms inside values', async (t) => {
     'data_dir: ${DIR:?set DIR to the data folder}',
     'tls:',
     '  cert_file: "/certs/$${literal}.pem"',
+    '  key_file: /certs/key.pem',
     '# ${UNSET_IN_A_COMMENT} is never expanded',
   ].join('\n');
   const c = parseConfig(text, FILE, { PORT: '9100', PROXY: 'true', CONNS: '12', DIR: '/srv/gw' });
@@ -123,6 +124,8 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   t.same(problems('datadir: /x\n'), ['/etc/gaugeway/config.yaml:1: datadir: unknown key "datadir" (did you mean "data_dir"?)']);
   t.same(problems('http:\n  listen: a:1\nhttp:\n  trust_proxy: true\n').length, 1, 'a repeated key is an error');
   t.match(problems('http:\n  listen: a:1\nhttp:\n  trust_proxy: true\n')[0], /^\/etc\/gaugeway\/config\.yaml:3: /);
+  t.same(problems('tls:\n  min_version: TLSv1.3\n  cert_file: /c.pem\n'), ['/etc/gaugeway/config.yaml:3: tls.key_file: must be set together with tls.cert_file']);
+  t.same(problems('', { GAUGEWAY_TLS__KEY_FILE: '/k.pem' }), ['environment GAUGEWAY_TLS__KEY_FILE: tls.cert_file: must be set together with tls.key_file']);
   t.same(problems('- a\n- b\n'), ['/etc/gaugeway/config.yaml:1: (root): must be a mapping of keys to values']);
 });
 
