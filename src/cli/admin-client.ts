@@ -1,8 +1,8 @@
 // How the CLI reaches accounts: through the running service's admin socket when it is
-import { join } from 'node:path';
 // up, otherwise by opening the data directory itself (LevelDB admits one process).
+import { join } from 'node:path';
 import http from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Config, Role } from '../config/types.js';
 import { Store } from '../store/db.js';
 import { CommitQueue } from '../store/commit.js';
@@ -60,7 +60,14 @@ function socketClient(socketPath: string): AdminClient {
 
 /** The same calls as the admin socket, made on the directory while the service is stopped. */
 async function directClient(config: Config): Promise<AdminClient> {
-  const store = await Store.open(join(config.data_dir, 'db'), { sync: true });
+  const location = join(config.data_dir, 'db');
+  // Opening creates a database; an operator who got --config or --data-dir wrong would
+  // get tokens for an empty database nobody serves.
+  if (!existsSync(location)) {
+    throw new GaugewayError('E_NOT_RUNNING', `no database in ${config.data_dir} (config ${config.source}): check --config / --data-dir, or start the service once to create it`);
+  }
+  becomeOwnerOf(config.data_dir);
+  const store = await Store.open(location, { sync: true });
   const commit = new CommitQueue(store.db, true);
   const dir = await AccountDirectory.load(store, commit, config.accounts);
   const routes: [RegExp, 'GET' | 'POST', (m: string[], b: Record<string, unknown>) => Promise<unknown> | unknown][] = [
@@ -89,4 +96,18 @@ async function directClient(config: Config): Promise<AdminClient> {
     },
     close: () => store.close(),
   };
+}
+
+/**
+ * Run as root on a stopped service's data dir, the CLI would leave root-owned LevelDB
+ * files (LOCK, log, MANIFEST) that the service user then cannot open. So root acts as
+ * the directory's owner, as `sudo -u gaugeway` would.
+ */
+function becomeOwnerOf(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const { uid, gid } = statSync(dir);
+  if (uid === 0) return;
+  process.setgroups!([gid]);
+  process.setgid!(gid);
+  process.setuid!(uid);
 }

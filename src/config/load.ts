@@ -11,8 +11,9 @@ import type { Config } from './types.js';
 import { GaugewayError } from '../errors.js';
 import { expandDocument } from './expand.js';
 import { applyEnvironment } from './environment.js';
-import { describeAjvError, formatProblem, lineOf, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
+import { describeAjvError, formatProblem, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
 import { isRecord, resolvePathKeys, setPath } from './paths.js';
+import { crossKeyProblems } from './rules.js';
 
 export { formatProblem, type ConfigProblem };
 
@@ -94,16 +95,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
       if (!(problem.line > 0 && problem.file === file && unsetLines.has(problem.line))) problems.push(problem);
     }
   }
-  if (!problems.length) {
-    // Rules between keys, which the schema cannot say with null defaults.
-    const tls = (data as { tls: { cert_file: string | null; key_file: string | null } }).tls;
-    if ((tls.cert_file === null) !== (tls.key_file === null)) {
-      const set = tls.cert_file === null ? 'key_file' : 'cert_file';
-      const unset = set === 'cert_file' ? 'key_file' : 'cert_file';
-      const at = origins.find((o) => o.path.join('.') === `tls.${set}`);
-      problems.push({ file: at?.label ?? file, line: at ? 0 : lineOf(doc.contents, ['tls', set], lineCounter), path: `tls.${unset}`, message: `must be set together with tls.${set}` });
-    }
-  }
+  if (!problems.length) problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
   if (problems.length) throw new ConfigError(problems);
   // After validation, so defaults such as ./data resolve too; values from the
   // environment and flags are absolute already.

@@ -126,6 +126,8 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   t.match(problems('http:\n  listen: a:1\nhttp:\n  trust_proxy: true\n')[0], /^\/etc\/gaugeway\/config\.yaml:3: /);
   t.same(problems('tls:\n  min_version: TLSv1.3\n  cert_file: /c.pem\n'), ['/etc/gaugeway/config.yaml:3: tls.key_file: must be set together with tls.cert_file']);
   t.same(problems('', { GAUGEWAY_TLS__KEY_FILE: '/k.pem' }), ['environment GAUGEWAY_TLS__KEY_FILE: tls.cert_file: must be set together with tls.key_file']);
+  t.same(problems('http:\n  request_timeout_ms: 5000\n'), ['/etc/gaugeway/config.yaml:2: http.request_timeout_ms: must be at least http.headers_timeout_ms (10000)'],
+    'a pair Node would refuse at start is a config error');
   t.same(problems('- a\n- b\n'), ['/etc/gaugeway/config.yaml:1: (root): must be a mapping of keys to values']);
 });
 

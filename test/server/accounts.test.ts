@@ -1,35 +1,23 @@
 // First start, config-file accounts and token states, through the HTTP API.
 import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load.js';
-import { startServer } from '../../src/server.js';
-import { captureLog } from '../helpers/capture-log.js';
+import { startLogged } from '../helpers/capture-log.js';
+import { tempDir } from '../helpers/tmp.js';
 import { startTestServer } from '../helpers/server.js';
 import { httpsRequest, initialCredentials } from '../helpers/client.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function start(t: Test, dir: string, extra = '') {
-  const file = join(dir, 'config.yaml');
-  writeFileSync(file, `data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n${extra}`);
-  const log = captureLog('debug');
-  const server = await startServer(loadConfig({ file, env: {} }), log.logger);
-  t.teardown(() => server.close());
+  const { server, log } = await startLogged(t, dir, extra, 'debug');
   const get = (path: string, auth?: { user: string; password: string }) => httpsRequest(server.port, server.tls.cert, 'GET', path, { auth });
   return { server, log, get };
 }
 
-function tempDir(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-acct-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 t.test('first start: one admin, credentials in a 0600 file, the log names the file but never the token', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'gw-acct-');
   const s = await start(t, dir);
   const file = join(dir, 'data', 'initial-credentials');
   t.equal(statSync(file).mode & 0o777, 0o600);
@@ -50,7 +38,7 @@ t.test('first start: one admin, credentials in a 0600 file, the log names the fi
 });
 
 t.test('config-file accounts authenticate with the token whose SHA-256 is configured; no initial credentials then', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'gw-acct-');
   const [opsToken, viewerToken] = ['ops-secret-token', 'viewer-secret-token'];
   const s = await start(t, dir, [
     'accounts:',

@@ -2,11 +2,11 @@
 // gauge 0); a good one applies rate limits, accounts and trust_proxy without a restart.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer } from '../helpers/server.js';
 import { startServe, eventually } from '../helpers/cli.js';
+import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -49,11 +49,9 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
 });
 
 t.test('SIGHUP on a gaugeway serve child', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-hup-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'config.yaml');
-  const good = 'data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n';
-  writeFileSync(file, good);
+  const dir = tempDir(t, 'gw-hup-');
+  const file = writeServeConfig(dir);
+  const good = readFileSync(file, 'utf8');
   const s = await startServe(t, ['--config', file]);
   const data = join(dir, 'data');
   const ca = selfSignedCa(data);

@@ -2,18 +2,14 @@
 // close LevelDB, exit 0.
 import t, { type Test } from 'tap';
 import https from 'node:https';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, eventually, type ServeProcess } from '../helpers/cli.js';
+import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 import { basic, httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 
 function serveConfig(t: Test, extra = ''): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-sig-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'config.yaml');
-  writeFileSync(file, `data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n${extra}`);
-  return { dir, file };
+  const dir = tempDir(t, 'gw-sig-');
+  return { dir, file: writeServeConfig(dir, extra) };
 }
 
 /** Value of a gauge as scraped over plain HTTP from /metrics (the scrape counts itself). */

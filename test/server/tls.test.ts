@@ -1,36 +1,18 @@
 // With no certificate configured, a self-signed one is generated into <data_dir>/tls/
 // on first start (SAN 127.0.0.1 and localhost), its fingerprint logged, and reused.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { loadConfig } from '../../src/config/load.js';
-import { startServer } from '../../src/server.js';
-import { captureLog } from '../helpers/capture-log.js';
+import { startLogged } from '../helpers/capture-log.js';
+import { tempDir } from '../helpers/tmp.js';
 import { httpsRequest } from '../helpers/client.js';
 
-async function start(t: Test, dir: string, extra = '') {
-  const file = join(dir, 'config.yaml');
-  writeFileSync(file, `data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n${extra}`);
-  const log = captureLog();
-  const load = () => loadConfig({ file, env: {} });
-  const server = await startServer(load(), log.logger, { load });
-  let closed = false;
-  const close = async () => { if (!closed) { closed = true; await server.close(); } };
-  t.teardown(close);
-  return { server, log, file, close };
-}
-
-function tempDir(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-tls-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const start = startLogged;
 
 t.test('first start generates a certificate for 127.0.0.1 and localhost, logs its fingerprint, reuses it', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'gw-tls-');
   const first = await start(t, dir);
   const certFile = join(dir, 'data', 'tls', 'cert.pem');
   const cert = new X509Certificate(first.server.tls.cert);
@@ -56,7 +38,7 @@ t.test('first start generates a certificate for 127.0.0.1 and localhost, logs it
 });
 
 t.test('a configured certificate (relative to the config file) is used, and a reload picks up a new one', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'gw-tls-');
   mkdirSync(join(dir, 'certs'));
   const issue = async () => {
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
@@ -79,6 +61,6 @@ t.test('a configured certificate (relative to the config file) is used, and a re
 });
 
 t.test('an unreadable configured certificate refuses to start', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'gw-tls-');
   await t.rejects(start(t, dir, 'tls:\n  cert_file: /nope/cert.pem\n  key_file: /nope/key.pem\n'), { code: 'ENOENT' });
 });
