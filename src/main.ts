@@ -14,7 +14,10 @@ usage: gaugeway <command> [options]
   tokens create|list|disable|enable|rotate ...                   manage API tokens
   version                                                        print the version
 
-The config file is --config, else $GAUGEWAY_CONFIG, else the embedded config/default.yaml.`;
+The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,
+else /etc/gaugeway/config.yaml, else the embedded config/default.yaml.
+While the service runs, accounts and tokens go through <data_dir>/admin.sock: run them as
+the service user or root. See docs/operations.md.`;
 
 export function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -76,14 +76,18 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       const next = opts.load();
       // Everything that can fail comes before anything is changed, so a failure
       // leaves the old configuration whole.
-      const nextTls = next.tls.cert_file ? await loadTls(next, log) : null;
+      // (data_dir as running: a changed one only takes effect after a restart)
+      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log);
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
       app.proxy = next.http.trust_proxy;
-      if (nextTls) {
-        secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
-        tls = nextTls;
+      secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
+      tls = nextTls;
+      for (const server of [secure, plain]) {
+        server.headersTimeout = next.http.headers_timeout_ms;
+        server.requestTimeout = next.http.request_timeout_ms;
       }
+      front.server.maxConnections = next.http.max_connections;
       rt.metrics.configReloadSuccess.set(1);
       rt.metrics.configReloadTimestamp.set(Date.now() / 1000);
       log.info({ file: next.source }, 'configuration reloaded');
@@ -126,14 +130,24 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
   return { server, path };
 }
 
-/** What a reload may change without a restart; listen, data_dir and body limits need one. */
+/** Keys read once at start (sockets, the store, the body parser): a reload keeps their old values. */
+const RESTART_ONLY: [string, (c: Config) => unknown][] = [
+  ['http.listen', (c) => c.http.listen],
+  ['data_dir', (c) => c.data_dir],
+  ['limits.body_bytes', (c) => c.limits.body_bytes],
+  ['limits.max_body_depth', (c) => c.limits.max_body_depth],
+  ['storage.sync', (c) => c.storage.sync],
+];
+
+/** Swaps in `next` for everything a reload may change; says which changes wait for a restart. */
 function applyReload(rt: Runtime, next: Config): void {
   const old = rt.config;
-  if (next.http.listen !== old.http.listen || next.data_dir !== old.data_dir) {
-    rt.log.warn('http.listen and data_dir changes take effect after a restart');
-    next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
-    next.data_dir = old.data_dir;
-  }
+  const waiting = RESTART_ONLY.filter(([, get]) => get(next) !== get(old)).map(([key]) => key);
+  if (waiting.length) rt.log.warn({ keys: waiting }, 'these changes take effect after a restart; the running values stay');
+  next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
+  next.data_dir = old.data_dir;
+  next.limits = { ...next.limits, body_bytes: old.limits.body_bytes, max_body_depth: old.limits.max_body_depth };
+  next.storage = { ...next.storage, sync: old.storage.sync };
   rt.limiter.reconfigure(next.limits.rate_limit);
   rt.log.level = next.log.level;
   rt.config = next;

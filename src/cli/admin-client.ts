@@ -2,7 +2,7 @@
 // up, otherwise by opening the data directory itself (LevelDB admits one process).
 import { join } from 'node:path';
 import http from 'node:http';
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import type { Config, Role } from '../config/types.js';
 import { Store } from '../store/db.js';
 import { CommitQueue } from '../store/commit.js';
@@ -61,6 +61,13 @@ function socketClient(socketPath: string): AdminClient {
 /** The same calls as the admin socket, made on the directory while the service is stopped. */
 async function directClient(config: Config): Promise<AdminClient> {
   const location = join(config.data_dir, 'db');
+  try {
+    accessSync(config.data_dir, constants.R_OK | constants.X_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EACCES') {
+      throw new GaugewayError('E_NOT_RUNNING', `permission denied on ${config.data_dir}: run gaugeway as the service user or root (sudo)`);
+    }
+  }
   // Opening creates a database; an operator who got --config or --data-dir wrong would
   // get tokens for an empty database nobody serves.
   if (!existsSync(location)) {

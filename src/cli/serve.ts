@@ -33,7 +33,7 @@ export async function serve(args: string[]): Promise<number> {
       }
       stopping = true;
       log.info({ signal }, 'shutting down');
-      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, config.http.shutdown_timeout_ms + 5000);
+      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, server.rt.config.http.shutdown_timeout_ms + 5000); // as reloaded
       force.unref();
       server.close().then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
     };

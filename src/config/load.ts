@@ -1,8 +1,8 @@
 // Loading a config: read YAML, expand ${VAR}, validate against the schema (which fills
 // defaults), then apply GAUGEWAY_* environment overrides and command-line flags.
 // Precedence: flags > environment > file > schema defaults.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parseDocument, LineCounter } from 'yaml';
@@ -20,9 +20,14 @@ export { formatProblem, type ConfigProblem };
 /** The config that `npm start` runs with no edits. */
 export const EMBEDDED_DEFAULT = resolve(dirname(fileURLToPath(import.meta.url)), '../../config/default.yaml');
 
+/** Where a package installation keeps its config (docs/operations.md). */
+export const SYSTEM_CONFIG = '/etc/gaugeway/config.yaml';
+
 export interface LoadOptions {
-  /** path given with --config, or null for $GAUGEWAY_CONFIG / the embedded default */
+  /** path given with --config, or null to look for one (see configPath) */
   file?: string | null;
+  /** the installed config looked for after the environment; null to skip (tests) */
+  systemConfig?: string | null;
   env?: NodeJS.ProcessEnv;
   /** command-line overrides */
   flags?: { listen?: string; dataDir?: string };
@@ -36,9 +41,21 @@ export class ConfigError extends GaugewayError {
   }
 }
 
+/**
+ * --config, else $GAUGEWAY_CONFIG, else config.yaml in systemd's
+ * $CONFIGURATION_DIRECTORY, else /etc/gaugeway/config.yaml, else the embedded default.
+ * The installed file comes before the embedded one so that `sudo gaugeway tokens ...`
+ * on a server finds the service's data dir without --config.
+ */
 export function configPath(opts: LoadOptions): string {
   const env = opts.env ?? process.env;
-  return resolve(opts.file ?? env.GAUGEWAY_CONFIG ?? EMBEDDED_DEFAULT);
+  if (opts.file) return resolve(opts.file);
+  if (env.GAUGEWAY_CONFIG) return resolve(env.GAUGEWAY_CONFIG);
+  const installed = [
+    env.CONFIGURATION_DIRECTORY ? join(env.CONFIGURATION_DIRECTORY.split(':')[0]!, 'config.yaml') : null,
+    opts.systemConfig === undefined ? SYSTEM_CONFIG : opts.systemConfig,
+  ];
+  return installed.find((f): f is string => !!f && existsSync(f)) ?? EMBEDDED_DEFAULT;
 }
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });

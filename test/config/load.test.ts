@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, formatProblem, loadConfig, parseConfig } from '../../src/config/load.js';
+import { ConfigError, EMBEDDED_DEFAULT, configPath, formatProblem, loadConfig, parseConfig } from '../../src/config/load.js';
 
 const FILE = '/etc/gaugeway/config.yaml';
 
@@ -131,7 +131,7 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   t.same(problems('- a\n- b\n'), ['/etc/gaugeway/config.yaml:1: (root): must be a mapping of keys to values']);
 });
 
-t.test('loadConfig reads --config, else $GAUGEWAY_CONFIG, and says when a file cannot be read', async (t) => {
+t.test('which file: --config, $GAUGEWAY_CONFIG, the installed one, the embedded default; an unreadable file is a problem', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'gw.yaml');
@@ -142,6 +142,15 @@ t.test('loadConfig reads --config, else $GAUGEWAY_CONFIG, and says when a file c
   t.equal(c.tls.cert_file, join(dir, 'certs/c.pem'));
   t.equal(c.tls.key_file, '/abs/k.pem');
 
+  const installed = mkdtempSync(join(tmpdir(), 'gw-etc-'));
+  t.teardown(() => rmSync(installed, { recursive: true, force: true }));
+  t.equal(configPath({ env: { CONFIGURATION_DIRECTORY: installed }, systemConfig: null }), EMBEDDED_DEFAULT, 'no config.yaml there: the embedded default');
+  writeFileSync(join(installed, 'config.yaml'), 'data_dir: /srv/gw\n');
+  t.equal(configPath({ env: { CONFIGURATION_DIRECTORY: installed }, systemConfig: null }), join(installed, 'config.yaml'), "systemd's configuration directory");
+  t.equal(configPath({ env: {}, systemConfig: join(installed, 'config.yaml') }), join(installed, 'config.yaml'), 'the installed /etc file');
+  t.equal(configPath({ env: { GAUGEWAY_CONFIG: file, CONFIGURATION_DIRECTORY: installed } }), file, '$GAUGEWAY_CONFIG comes first');
+  t.equal(configPath({ file: 'x.yaml', env: { GAUGEWAY_CONFIG: file } }), resolve('x.yaml'), 'and --config before it');
+
   const missing = join(dir, 'missing.yaml');
   t.throws(() => loadConfig({ file: missing, env: {} }), { problems: [{ file: missing, path: '', message: /^cannot read/ }] });
 });
@@ -149,7 +158,7 @@ t.test('loadConfig reads --config, else $GAUGEWAY_CONFIG, and says when a file c
 t.test('the shipped configs are valid', async (t) => {
   const example = loadConfig({ file: 'config/example.yaml', env: {} });
   t.equal(example.data_dir, '/var/lib/gaugeway');
-  const embedded = loadConfig({ env: {} });
+  const embedded = loadConfig({ env: {}, systemConfig: null });
   t.equal(embedded.http.listen, '127.0.0.1:8443', 'npm start listens on loopback only');
   t.equal(embedded.data_dir, resolve('data'), 'npm start keeps its data in <checkout>/data');
 });

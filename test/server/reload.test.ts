@@ -4,6 +4,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { startTestServer } from '../helpers/server.js';
 import { startServe, eventually } from '../helpers/cli.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
@@ -31,7 +32,8 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
   writeFileSync(file, [
     base,
     'http:\n  listen: "127.0.0.1:0"\n  trust_proxy: true',
-    'limits:\n  rate_limit:\n    std:\n      limit: 3',
+    'limits:\n  body_bytes: 2048\n  rate_limit:\n    std:\n      limit: 3',
+    'tls:\n  min_version: TLSv1.3',
     `accounts:\n  - email: new@example.com\n    token_sha256: ${sha256(token)}\n    role: viewer`,
   ].join('\n'));
   t.equal(await s.server.reload(), true);
@@ -41,6 +43,13 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
   for (let i = 0; i < 4; i++) statuses.push((await s.get('/v1/metrics', { auth: newcomer })).status);
   t.same(statuses, [200, 200, 200, 429], 'the new account authenticates and the new limit of 3 applies');
   t.equal((await s.get('/v1/metrics', { plain: true, headers: { 'x-forwarded-proto': 'https' } })).status, 200, 'trust_proxy applies');
+  t.equal(s.server.rt.config.limits.body_bytes, 5242880, 'a restart-only key keeps its running value');
+  const tls12 = await new Promise<string>((resolve) => {
+    const socket = tlsConnect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.cert, maxVersion: 'TLSv1.2' });
+    socket.on('secureConnect', () => { socket.destroy(); resolve('connected'); });
+    socket.on('error', (err) => resolve(err.message));
+  });
+  t.not(tls12, 'connected', 'tls.min_version applies to the self-signed certificate too');
 
   writeFileSync(file, `${base}http:\n  listen: "127.0.0.1:0"\n`);
   t.equal(await s.server.reload(), true);
