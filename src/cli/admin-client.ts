@@ -73,8 +73,7 @@ async function directClient(config: Config): Promise<AdminClient> {
   if (!existsSync(location)) {
     throw new GaugewayError('E_NOT_RUNNING', `no database in ${config.data_dir} (config ${config.source}): check --config / --data-dir, or start the service once to create it`);
   }
-  becomeOwnerOf(config.data_dir);
-  const store = await Store.open(location, { sync: true });
+  const store = await Store.open(becomeOwnerOf(config.data_dir) ? 'db' : location, { sync: true });
   const commit = new CommitQueue(store.db, true);
   const dir = await AccountDirectory.load(store, commit, config.accounts);
   const routes: [RegExp, 'GET' | 'POST', (m: string[], b: Record<string, unknown>) => Promise<unknown> | unknown][] = [
@@ -108,13 +107,17 @@ async function directClient(config: Config): Promise<AdminClient> {
 /**
  * Run as root on a stopped service's data dir, the CLI would leave root-owned LevelDB
  * files (LOCK, log, MANIFEST) that the service user then cannot open. So root acts as
- * the directory's owner, as `sudo -u gaugeway` would.
+ * the directory's owner, as `sudo -u gaugeway` would. It enters the directory first:
+ * with DynamicUser the path runs through /var/lib/private (0700 root), which the owner
+ * itself may not traverse. Returns true when it did so (paths are then relative).
  */
-function becomeOwnerOf(dir: string): void {
-  if (process.getuid?.() !== 0) return;
+function becomeOwnerOf(dir: string): boolean {
+  if (process.getuid?.() !== 0) return false;
   const { uid, gid } = statSync(dir);
-  if (uid === 0) return;
+  if (uid === 0) return false;
+  process.chdir(dir);
   process.setgroups!([gid]);
   process.setgid!(gid);
   process.setuid!(uid);
+  return true;
 }

@@ -1,7 +1,7 @@
 // `gaugeway accounts|tokens ...` as child processes, while `gaugeway serve` runs (they
 // go through <data_dir>/admin.sock) and while it is stopped (they open the data dir).
 import t from 'tap';
-import { statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startServe } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa, type Credentials } from '../helpers/client.js';
@@ -108,4 +108,30 @@ t.test('a config-file token cannot be rotated from the CLI', async (t) => {
   t.match(r.stderr, /comes from the config file/);
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
+});
+
+t.test('root on a stopped service acts as the data dir owner, even behind a 0700 root folder', { skip: process.getuid?.() !== 0 && 'needs root' }, async (t) => {
+  const NOBODY = 65534;
+  const parent = tempDir(t, 'gw-owner-');
+  const config = writeServeConfig(parent);
+  const data = join(parent, 'private', 'state');
+  mkdirSync(data, { recursive: true });
+  writeFileSync(config, readFileSync(config, 'utf8').replace('data_dir: ./data', 'data_dir: ./private/state'));
+  const s = await startServe(t, ['--config', config]);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+  // As systemd leaves a DynamicUser state dir: owned by the service's uid, under a root-only folder.
+  const chownAll = (dir: string) => {
+    chownSync(dir, NOBODY, NOBODY);
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) chownAll(join(dir, e.name)); else chownSync(join(dir, e.name), NOBODY, NOBODY);
+    }
+  };
+  chownAll(data);
+  chmodSync(join(parent, 'private'), 0o700);
+
+  const r = await runCli(['tokens', 'create', 'admin@localhost', 'offline', '--config', config]);
+  t.equal(r.code, 0, r.stderr);
+  const owners = new Set(readdirSync(join(data, 'db')).map((f) => statSync(join(data, 'db', f)).uid));
+  t.same([...owners], [NOBODY], 'every LevelDB file still belongs to the service user');
 });
