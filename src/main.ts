@@ -1,9 +1,6 @@
 // The `gaugeway` command: dispatch to a subcommand; `serve` is the default.
 import { readFileSync } from 'node:fs';
 import { GaugewayError } from './errors.js';
-import { serve } from './cli/serve.js';
-import { checkConfig } from './cli/check-config.js';
-import { accountsCommand, tokensCommand } from './cli/accounts.js';
 
 const HELP = `gaugeway: a self-hosted metrics service speaking the Librato Metrics v1 API
 
@@ -28,14 +25,16 @@ export async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   try {
     switch (command) {
-      case 'serve': return await serve(rest);
-      case 'check-config': return checkConfig(rest);
-      case 'accounts': return await accountsCommand(rest);
-      case 'tokens': return await tokensCommand(rest);
+      // Subcommands load on demand: `version` and `check-config` (run by systemd's
+      // ExecReload) need neither Koa nor LevelDB.
+      case 'serve': return await (await import('./cli/serve.js')).serve(rest);
+      case 'check-config': return (await import('./cli/check-config.js')).checkConfig(rest);
+      case 'accounts': return await (await import('./cli/accounts.js')).accountsCommand(rest);
+      case 'tokens': return await (await import('./cli/accounts.js')).tokensCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:
-        if (command.startsWith('-')) return await serve(argv);
+        if (command.startsWith('-')) return await (await import('./cli/serve.js')).serve(argv);
         console.error(`unknown command: ${command}\n\n${HELP}`);
         return 2;
     }

@@ -171,5 +171,6 @@ async function ensureFirstAccount(rt: Runtime): Promise<void> {
     `token: ${secret}`,
     '',
   ].join('\n'), { mode: 0o600 });
+  chmodSync(file, 0o600); // mode above applies only to a new file; one left by an earlier start may be wider
   rt.log.info({ file }, 'created the first admin account; its credentials are in this file');
 }

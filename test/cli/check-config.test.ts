@@ -1,5 +1,6 @@
 import t from 'tap';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { generate } from 'selfsigned';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -43,6 +44,25 @@ t.test('an environment variable naming no key fails check-config too', async (t)
   const r = await runCli(['check-config', '--config', file], { GAUGEWAY_LOG__LEVLE: 'debug' });
   t.equal(r.code, 1);
   t.equal(r.stderr.trim(), 'environment GAUGEWAY_LOG__LEVLE: log.levle: names no config key (did you mean GAUGEWAY_LOG__LEVEL?)');
+});
+
+t.test('configured TLS files must be readable and belong together', async (t) => {
+  const file = join(dir, 'tls.yaml');
+  writeFileSync(file, 'tls:\n  cert_file: certs/cert.pem\n  key_file: certs/key.pem\n');
+  const r = await runCli(['check-config', '--config', file]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `${file}: tls: cannot use ${join(dir, 'certs/cert.pem')} with ${join(dir, 'certs/key.pem')}: ENOENT`);
+
+  mkdirSync(join(dir, 'certs'));
+  const [one, two] = await Promise.all([1, 2].map(() => generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256' } as never)));
+  writeFileSync(join(dir, 'certs', 'cert.pem'), one!.cert);
+  writeFileSync(join(dir, 'certs', 'key.pem'), two!.private);
+  const mismatch = await runCli(['check-config', '--config', file]);
+  t.equal(mismatch.code, 1, 'a key that does not belong to the certificate');
+  t.match(mismatch.stderr, /tls: cannot use .*key values mismatch/);
+  writeFileSync(join(dir, 'certs', 'key.pem'), one!.private);
+  const good = await runCli(['check-config', '--config', file]);
+  t.equal(good.code, 0, good.stderr);
 });
 
 t.test('a missing file and unknown usage', async (t) => {
