@@ -68,9 +68,12 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const address = await front.listen(config.http.port, config.http.host);
   log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
 
-  const adminSocket = await startAdminSocket(rt);
+  const adminSocket = await startAdminSocket(rt).catch(async (err: unknown) => {
+    await front.drain(0);
+    throw err;
+  });
 
-  const reload = async (): Promise<boolean> => {
+  const applyFile = async (): Promise<boolean> => {
     if (!opts.load) return false;
     try {
       const next = opts.load();
@@ -98,6 +101,10 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       return false;
     }
   };
+
+  // Two quick SIGHUPs must not interleave their account updates: one reload at a time.
+  let reloading: Promise<boolean> = Promise.resolve(true);
+  const reload = () => (reloading = reloading.then(applyFile));
 
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
