@@ -128,7 +128,7 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
     return null;
   }
   if (existsSync(path)) rmSync(path, { force: true }); // left by a killed process; we hold the DB lock, so it is stale
-  const server = http.createServer(buildAdminApp(() => rt.accounts).callback());
+  const server = http.createServer(buildAdminApp(() => rt.accounts, rt.log.child({ component: 'admin' })).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => { server.off('error', reject); resolve(); });

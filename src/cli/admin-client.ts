@@ -3,10 +3,11 @@
 import { join } from 'node:path';
 import http from 'node:http';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import type { Config, Role } from '../config/types.js';
+import type { Config } from '../config/types.js';
 import { Store } from '../store/db.js';
 import { CommitQueue } from '../store/commit.js';
-import { AccountDirectory, AccountError } from '../auth/accounts.js';
+import { AccountDirectory } from '../auth/accounts.js';
+import { findOperation } from '../auth/admin-operations.js';
 import { adminSocketPath } from '../server.js';
 import { GaugewayError } from '../errors.js';
 
@@ -76,29 +77,11 @@ async function directClient(config: Config): Promise<AdminClient> {
   const store = await Store.open(becomeOwnerOf(config.data_dir) ? 'db' : location, { sync: true });
   const commit = new CommitQueue(store.db, true);
   const dir = await AccountDirectory.load(store, commit, config.accounts);
-  const routes: [RegExp, 'GET' | 'POST', (m: string[], b: Record<string, unknown>) => Promise<unknown> | unknown][] = [
-    [/^\/accounts$/, 'GET', () => dir.listAccounts()],
-    [/^\/accounts$/, 'POST', async (_m, b) => {
-      const account = await dir.createAccount(String(b.email ?? ''));
-      const created = await dir.createToken(account.email, String(b.token_name ?? 'default'), (b.role as Role) ?? 'admin');
-      return { account, token: created.token, secret: created.secret };
-    }],
-    [/^\/accounts\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setAccountActive(m[1]!, m[2] === 'enable')],
-    [/^\/accounts\/([^/]+)\/tokens$/, 'GET', (m) => dir.listTokens(m[1]!)],
-    [/^\/accounts\/([^/]+)\/tokens$/, 'POST', (m, b) => dir.createToken(m[1]!, String(b.name ?? ''), (b.role as Role) ?? 'admin')],
-    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setTokenActive(m[1]!, m[2]!, m[3] === 'enable')],
-    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/rotate$/, 'POST', (m) => dir.rotateToken(m[1]!, m[2]!)],
-  ];
   return {
     async call(method, path, body = {}) {
-      for (const [re, verb, fn] of routes) {
-        const m = re.exec(path);
-        if (m && verb === method) {
-          if (body.role !== undefined && !['admin', 'recorder', 'viewer'].includes(String(body.role))) throw new AccountError('invalid', 'role must be admin, recorder or viewer');
-          return fn(m.slice(0).map((x) => (x ? decodeURIComponent(x) : x)), body);
-        }
-      }
-      throw new Error(`no admin call ${method} ${path}`);
+      const found = findOperation(method, path);
+      if (!found) throw new Error(`no admin operation ${method} ${path}`);
+      return found.op.run(dir, found.params, body);
     },
     close: () => store.close(),
   };

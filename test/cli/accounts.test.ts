@@ -69,6 +69,14 @@ t.test('accounts and tokens while the service runs and while it is stopped', asy
   const missing = await cli('tokens', 'rotate', 'nobody@example.com', 'x');
   t.equal(missing.code, 1);
   t.match(missing.stderr, /no account nobody@example.com/);
+  const badRole = await cli('tokens', 'create', 'ops@example.com', 'x', '--role', 'root');
+  t.equal(badRole.code, 1);
+  t.match(badRole.stderr, /role must be admin, recorder or viewer/);
+  t.equal((await cli('accounts', 'create', 'half@example.com', '--role', 'root')).code, 1);
+  t.notMatch((await cli('accounts', 'list')).stdout, /half@example.com/, 'a refused create leaves no account behind');
+  const taken = await cli('accounts', 'create', 'ops@example.com');
+  t.equal(taken.code, 1);
+  t.match(taken.stderr, /already exists/);
   const usage = await cli('tokens', 'create', 'ops@example.com');
   t.equal(usage.code, 2, 'wrong arguments: usage, exit 2');
   t.match(usage.stderr, /usage:/);
@@ -89,6 +97,10 @@ t.test('accounts and tokens while the service runs and while it is stopped', asy
   const ciNewest = { user: 'ops@example.com', password: printedSecret(rotatedOffline.stdout) };
   t.equal((await cli('tokens', 'disable', 'ops@example.com', 'laptop')).code, 0);
   t.match((await cli('accounts', 'list')).stdout, /\tadmin@localhost\tactive\n.*\tops@example.com\tactive/);
+  const badRoleOffline = await cli('accounts', 'create', 'new@example.com', '--role', 'root');
+  t.equal(badRoleOffline.code, 1, 'the same checks while stopped');
+  t.match(badRoleOffline.stderr, /role must be admin, recorder or viewer/);
+  t.notMatch((await cli('accounts', 'list')).stdout, /new@example.com/, 'and a refused create leaves no account behind');
 
   s = await startServe(t, ['--config', config]);
   t.equal(await status(offlineToken), 200, 'a token created while stopped works after start');
