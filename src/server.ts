@@ -11,6 +11,9 @@ import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { createFrontDoor } from './http/front-door.js';
+import { adminSocketPath } from './admin-socket.js';
+
+export { adminSocketPath };
 
 export interface RunningServer {
   rt: Runtime;
@@ -26,10 +29,6 @@ export interface RunningServer {
 export interface StartOptions {
   /** produces a fresh config for SIGHUP reloads (throws ConfigError when invalid) */
   load?: () => Config;
-}
-
-export function adminSocketPath(dataDir: string): string {
-  return join(dataDir, 'admin.sock');
 }
 
 export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {

@@ -4,11 +4,8 @@ import { join } from 'node:path';
 import http from 'node:http';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import type { Config } from '../config/types.js';
-import { Store } from '../store/db.js';
-import { CommitQueue } from '../store/commit.js';
-import { AccountDirectory } from '../auth/accounts.js';
 import { findOperation } from '../auth/admin-operations.js';
-import { adminSocketPath } from '../server.js';
+import { adminSocketPath } from '../admin-socket.js';
 import { GaugewayError } from '../errors.js';
 
 export interface AdminClient {
@@ -74,6 +71,10 @@ async function directClient(config: Config): Promise<AdminClient> {
   if (!existsSync(location)) {
     throw new GaugewayError('E_NOT_RUNNING', `no database in ${config.data_dir} (config ${config.source}): check --config / --data-dir, or start the service once to create it`);
   }
+  // LevelDB and the account code load only here: through the socket they are not needed.
+  const [{ Store }, { CommitQueue }, { AccountDirectory }] = await Promise.all([
+    import('../store/db.js'), import('../store/commit.js'), import('../auth/accounts.js'),
+  ]);
   const store = await Store.open(becomeOwnerOf(config.data_dir) ? 'db' : location, { sync: true });
   const commit = new CommitQueue(store.db, true);
   const dir = await AccountDirectory.load(store, commit, config.accounts);
