@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, EMBEDDED_DEFAULT, configPath, formatProblem, loadConfig, parseConfig } from '../../src/config/load.js';
@@ -161,4 +161,11 @@ t.test('the shipped configs are valid', async (t) => {
   const embedded = loadConfig({ env: {}, systemConfig: null });
   t.equal(embedded.http.listen, '127.0.0.1:8443', 'npm start listens on loopback only');
   t.equal(embedded.data_dir, resolve('data'), 'npm start keeps its data in <checkout>/data');
+});
+
+t.test('config/schema.json (for editors) is the schema the loader uses', async (t) => {
+  const { configSchema } = await import('../../src/config/schema.js');
+  const committed = JSON.parse(readFileSync('config/schema.json', 'utf8')) as Record<string, unknown>;
+  const { $schema: _draft, title: _title, ...rest } = committed;
+  t.same(rest, JSON.parse(JSON.stringify(configSchema)), 'out of date: npm run build && node scripts/write-config-schema.js');
 });
