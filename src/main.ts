@@ -9,6 +9,7 @@ usage: gaugeway <command> [options]
   check-config [--config FILE] [--print]                         validate a config file
   accounts create|list|disable|enable ...                        manage accounts
   tokens create|list|disable|enable|rotate ...                   manage API tokens
+  store repair [--config FILE] [--data-dir DIR]                  repair a database that will not open (service stopped)
   version                                                        print the version
 
 The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'check-config': return (await import('./cli/check-config.js')).checkConfig(rest);
       case 'accounts': return await (await import('./cli/accounts.js')).accountsCommand(rest);
       case 'tokens': return await (await import('./cli/accounts.js')).tokensCommand(rest);
+      case 'store': return await (await import('./cli/store.js')).storeCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:

@@ -2,6 +2,7 @@
 // concern in its own sublevel; every stored key below the account-level sublevels starts
 // with the account id (tenancy in the key).
 import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Level } from 'level';
 import { GaugewayError } from '../errors.js';
 
@@ -37,7 +38,7 @@ export class Store {
       }
       throw new GaugewayError('E_STORE_CORRUPT',
         `cannot open the database in ${location}: ${cause?.message ?? (err as Error).message}. ` +
-        `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${location}`);
+        `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${dirname(location)}`);
     }
     return new Store(db, location, opts.sync);
   }
