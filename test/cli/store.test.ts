@@ -1,6 +1,6 @@
 // `gaugeway store repair` on a database the service refuses to open.
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startServe } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
@@ -38,4 +38,28 @@ t.test('a database with a broken manifest pointer: serve names the command, repa
 
   const usage = await runCli(['store', 'compact']);
   t.equal(usage.code, 2);
+});
+
+t.test('a database whose CURRENT file is gone is refused, never started empty, and repair brings it back', async (t) => {
+  const dir = tempDir(t, 'gw-store-');
+  const config = writeServeConfig(dir);
+  const data = join(dir, 'data');
+  let s = await startServe(t, ['--config', config]);
+  const admin = initialCredentials(data);
+  t.equal((await httpsRequest(s.port, selfSignedCa(data), 'PUT', '/v1/metrics/kept', { auth: admin, json: { type: 'gauge' } })).status, 201);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+
+  rmSync(join(data, 'db', 'CURRENT'));
+  const before = readdirSync(join(data, 'db')).sort();
+  const refused = await runCli(['serve', '--config', config]);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /but no CURRENT file; opening it would start an empty database over them/);
+  t.same(readdirSync(join(data, 'db')).sort(), before, 'no file was created or deleted');
+
+  t.equal((await runCli(['store', 'repair', '--config', config])).code, 0);
+  s = await startServe(t, ['--config', config]);
+  t.equal((await httpsRequest(s.port, selfSignedCa(data), 'GET', '/v1/metrics/kept', { auth: admin })).status, 200, 'the data is back');
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
 });
