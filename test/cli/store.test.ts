@@ -1,21 +1,27 @@
 // `gaugeway store repair` on a database the service refuses to open.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, startServe } from '../helpers/cli.js';
+import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 
-t.test('a database with a broken manifest pointer: serve names the command, repair fixes it, data kept', async (t) => {
+/** A data dir with the first admin and one metric `kept`, its service stopped again. */
+async function stoppedServiceWithAMetric(t: Test) {
   const dir = tempDir(t, 'gw-store-');
   const config = writeServeConfig(dir);
   const data = join(dir, 'data');
-  let s = await startServe(t, ['--config', config]);
+  const s = await startServe(t, ['--config', config]);
   const admin = initialCredentials(data);
-  const created = await httpsRequest(s.port, selfSignedCa(data), 'PUT', '/v1/metrics/kept', { auth: admin, json: { type: 'gauge' } });
-  t.equal(created.status, 201);
+  t.equal((await httpsRequest(s.port, selfSignedCa(data), 'PUT', '/v1/metrics/kept', { auth: admin, json: { type: 'gauge' } })).status, 201);
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
+  return { config, data, admin };
+}
+
+t.test('a database with a broken manifest pointer: serve names the command, repair fixes it, data kept', async (t) => {
+  const { config, data, admin } = await stoppedServiceWithAMetric(t);
+  let s: ServeProcess;
 
   writeFileSync(join(data, 'db', 'CURRENT'), 'MANIFEST-999999\n');
   const refused = await runCli(['serve', '--config', config]);
@@ -41,14 +47,8 @@ t.test('a database with a broken manifest pointer: serve names the command, repa
 });
 
 t.test('a database whose CURRENT file is gone is refused, never started empty, and repair brings it back', async (t) => {
-  const dir = tempDir(t, 'gw-store-');
-  const config = writeServeConfig(dir);
-  const data = join(dir, 'data');
-  let s = await startServe(t, ['--config', config]);
-  const admin = initialCredentials(data);
-  t.equal((await httpsRequest(s.port, selfSignedCa(data), 'PUT', '/v1/metrics/kept', { auth: admin, json: { type: 'gauge' } })).status, 201);
-  s.child.kill('SIGTERM');
-  t.same(await s.exited, { code: 0, signal: null });
+  const { config, data, admin } = await stoppedServiceWithAMetric(t);
+  let s: ServeProcess;
 
   rmSync(join(data, 'db', 'CURRENT'));
   const before = readdirSync(join(data, 'db')).sort();
