@@ -64,20 +64,37 @@ t.test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
   t.same(await again.exited, { code: 0, signal: null });
 });
 
-t.test('a request that never completes is cut at shutdown_timeout_ms; the process still exits 0', async (t) => {
-  const { dir, file } = serveConfig(t, '  shutdown_timeout_ms: 500\n');
-  const s = await startServe(t, ['--config', file]);
-  const data = join(dir, 'data');
+/** Starts a request that never sends its whole body; resolves once the service is serving it. */
+async function stuckRequest(s: ServeProcess, data: string): Promise<{ ended: Promise<void> }> {
   const req = https.request({
     host: '127.0.0.1', port: s.port, method: 'PUT', path: '/v1/metrics/never', agent: false, ca: selfSignedCa(data), servername: 'localhost',
     headers: { authorization: basic(initialCredentials(data)), 'content-type': 'application/json', 'content-length': 1000 },
   });
-  const failed = new Promise<void>((resolve) => { req.on('error', () => resolve()); req.on('response', (res) => { res.resume(); res.on('end', resolve); }); });
+  const ended = new Promise<void>((resolve) => { req.on('error', () => resolve()); req.on('response', (res) => { res.resume(); res.on('end', resolve); }); });
   req.write('{"type":');
   await eventually(async () => (await gauge(s, 'gaugeway_http_requests_in_flight')) >= 2, 'the request to be in flight');
+  return { ended }; // wrapped: an async function returning a promise would wait for it
+}
+
+t.test('a request that never completes is cut at shutdown_timeout_ms; the process still exits 0', async (t) => {
+  const { dir, file } = serveConfig(t, '  shutdown_timeout_ms: 500\n');
+  const s = await startServe(t, ['--config', file]);
+  const { ended } = await stuckRequest(s, join(dir, 'data'));
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
-  await failed;
+  await ended;
+});
+
+t.test('a second SIGTERM while draining exits at once with status 1', async (t) => {
+  const { dir, file } = serveConfig(t, '  shutdown_timeout_ms: 60000\n');
+  const s = await startServe(t, ['--config', file]);
+  const { ended } = await stuckRequest(s, join(dir, 'data'));
+  s.child.kill('SIGTERM');
+  await s.waitForLog(/shutting down/);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 1, signal: null });
+  t.ok(s.logs.some((l) => /second signal/.test(String(l.msg))));
+  await ended;
 });
 
 t.test('SIGINT stops the service the same way', async (t) => {
