@@ -1,9 +1,6 @@
 // The `gaugeway` command: dispatch to a subcommand; `serve` is the default.
 import { readFileSync } from 'node:fs';
 import { GaugewayError } from './errors.js';
-import { serve } from './cli/serve.js';
-import { checkConfig } from './cli/check-config.js';
-import { accountsCommand, tokensCommand } from './cli/accounts.js';
 
 const HELP = `gaugeway: a self-hosted metrics service speaking the Librato Metrics v1 API
 
@@ -12,9 +9,13 @@ usage: gaugeway <command> [options]
   check-config [--config FILE] [--print]                         validate a config file
   accounts create|list|disable|enable ...                        manage accounts
   tokens create|list|disable|enable|rotate ...                   manage API tokens
+  store repair [--config FILE] [--data-dir DIR]                  repair a database that will not open (service stopped)
   version                                                        print the version
 
-The config file is --config, else $GAUGEWAY_CONFIG, else the embedded config/default.yaml.`;
+The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,
+else /etc/gaugeway/config.yaml, else the embedded config/default.yaml.
+While the service runs, accounts and tokens go through <data_dir>/admin.sock: run them as
+the service user or root. See docs/operations.md.`;
 
 export function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -25,14 +26,17 @@ export async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   try {
     switch (command) {
-      case 'serve': return await serve(rest);
-      case 'check-config': return checkConfig(rest);
-      case 'accounts': return await accountsCommand(rest);
-      case 'tokens': return await tokensCommand(rest);
+      // Subcommands load on demand: `version` and `check-config` (run by systemd's
+      // ExecReload) need neither Koa nor LevelDB.
+      case 'serve': return await (await import('./cli/serve.js')).serve(rest);
+      case 'check-config': return (await import('./cli/check-config.js')).checkConfig(rest);
+      case 'accounts': return await (await import('./cli/accounts.js')).accountsCommand(rest);
+      case 'tokens': return await (await import('./cli/accounts.js')).tokensCommand(rest);
+      case 'store': return await (await import('./cli/store.js')).storeCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:
-        if (command.startsWith('-')) return await serve(argv);
+        if (command.startsWith('-')) return await (await import('./cli/serve.js')).serve(argv);
         console.error(`unknown command: ${command}\n\n${HELP}`);
         return 2;
     }

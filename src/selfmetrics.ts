@@ -17,6 +17,11 @@ export class SelfMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly requestsInFlight = new Gauge({
+    name: 'gaugeway_http_requests_in_flight',
+    help: 'HTTP requests being served now (a scrape of /metrics counts itself)',
+    registers: [this.registry],
+  });
   readonly configReloadSuccess = new Gauge({
     name: 'gaugeway_config_last_reload_successful',
     help: '1 if the last configuration reload succeeded, 0 if it failed (the old config keeps running)',

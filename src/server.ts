@@ -1,6 +1,5 @@
 // Lifecycle of a running service: open the store, serve HTTPS (and answer plain HTTP on
 // the same port), the admin socket, SIGHUP reloads and a graceful SIGTERM.
-import net from 'node:net';
 import http from 'node:http';
 import https from 'node:https';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +10,10 @@ import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
+import { createFrontDoor } from './http/front-door.js';
+import { adminSocketPath } from './admin-socket.js';
+
+export { adminSocketPath };
 
 export interface RunningServer {
   rt: Runtime;
@@ -28,14 +31,6 @@ export interface StartOptions {
   load?: () => Config;
 }
 
-/** Connections that have not sent a first byte within this time are dropped. */
-const FIRST_BYTE_TIMEOUT_MS = 10_000;
-const TLS_HANDSHAKE = 0x16;
-
-export function adminSocketPath(dataDir: string): string {
-  return join(dataDir, 'admin.sock');
-}
-
 export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   const rt = await createRuntime(config, log);
   try {
@@ -50,7 +45,8 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
 async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const { config, log } = rt;
   let tls = await loadTls(config, log);
-  const callback = buildApp(rt).callback();
+  const app = buildApp(rt);
+  const callback = app.callback();
   const serverOptions = {
     maxHeaderSize: 16 * 1024,
     headersTimeout: config.http.headers_timeout_ms,
@@ -58,42 +54,42 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     connectionsCheckingInterval: 2000,
     keepAliveTimeout: 5000,
   };
-  const secure = https.createServer({ ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version }, callback);
+  const secure = https.createServer({
+    ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version,
+    // a client that starts a handshake and stalls is as slow as one that never sends headers
+    handshakeTimeout: config.http.headers_timeout_ms,
+  }, callback);
   const plain = http.createServer(serverOptions, callback);
-
-  // One port for both: a TLS client's first byte is a handshake record (0x16); anything
-  // else is plain HTTP, which gets the spec's 403 (or /health, /metrics).
-  const front = net.createServer((socket) => {
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
-    socket.once('data', (first: Buffer) => {
-      socket.setTimeout(0);
-      socket.pause();
-      socket.unshift(first);
-      (first[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
-      process.nextTick(() => socket.resume());
-    });
-    socket.on('error', () => socket.destroy());
+  const front = createFrontDoor(secure, plain, {
+    maxConnections: config.http.max_connections,
+    onInFlight: (delta) => rt.metrics.requestsInFlight.inc(delta),
   });
-  front.maxConnections = config.http.max_connections;
-  await new Promise<void>((resolve, reject) => {
-    front.once('error', reject);
-    front.listen(config.http.port, config.http.host, () => { front.off('error', reject); resolve(); });
-  });
-  const address = front.address() as net.AddressInfo;
+  const address = await front.listen(config.http.port, config.http.host);
   log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
 
-  const adminSocket = await startAdminSocket(rt);
+  const adminSocket = await startAdminSocket(rt).catch(async (err: unknown) => {
+    await front.drain(0);
+    throw err;
+  });
 
-  const reload = async (): Promise<boolean> => {
+  const applyFile = async (): Promise<boolean> => {
     if (!opts.load) return false;
     try {
       const next = opts.load();
+      // Everything that can fail comes before anything is changed, so a failure
+      // leaves the old configuration whole.
+      // (data_dir as running: a changed one only takes effect after a restart)
+      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log);
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
-      if (next.tls.cert_file) {
-        tls = await loadTls(next, log);
-        secure.setSecureContext({ key: tls.key, cert: tls.cert });
+      app.proxy = next.http.trust_proxy;
+      secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
+      tls = nextTls;
+      for (const server of [secure, plain]) {
+        server.headersTimeout = next.http.headers_timeout_ms;
+        server.requestTimeout = next.http.request_timeout_ms;
       }
+      front.server.maxConnections = next.http.max_connections;
       rt.metrics.configReloadSuccess.set(1);
       rt.metrics.configReloadTimestamp.set(Date.now() / 1000);
       log.info({ file: next.source }, 'configuration reloaded');
@@ -105,13 +101,15 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     }
   };
 
+  // Two quick SIGHUPs must not interleave their account updates: one reload at a time.
+  let reloading: Promise<boolean> = Promise.resolve(true);
+  const reload = () => (reloading = reloading.then(applyFile));
+
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
     rt.ready = false;
     await Promise.all([
-      new Promise((r) => front.close(r)),
-      drain(secure, config.http.shutdown_timeout_ms),
-      drain(plain, config.http.shutdown_timeout_ms),
+      front.drain(rt.config.http.shutdown_timeout_ms),
       adminSocket ? new Promise((r) => adminSocket.server.close(r)) : null,
     ]);
     if (adminSocket) rmSync(adminSocket.path, { force: true });
@@ -119,16 +117,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     log.info('gaugeway stopped');
   })());
 
-  return { rt, port: address.port, host: config.http.host, tls, adminSocket: adminSocket?.path ?? null, reload, close };
-}
-
-/** Stops accepting, lets in-flight requests finish, then cuts what is left. */
-async function drain(server: http.Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
-  await closed;
-  clearTimeout(timer);
+  return { rt, port: address.port, host: config.http.host, get tls() { return tls; }, adminSocket: adminSocket?.path ?? null, reload, close };
 }
 
 async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; path: string } | null> {
@@ -138,7 +127,7 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
     return null;
   }
   if (existsSync(path)) rmSync(path, { force: true }); // left by a killed process; we hold the DB lock, so it is stale
-  const server = http.createServer(buildAdminApp(() => rt.accounts).callback());
+  const server = http.createServer(buildAdminApp(() => rt.accounts, rt.log.child({ component: 'admin' })).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => { server.off('error', reject); resolve(); });
@@ -147,14 +136,24 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
   return { server, path };
 }
 
-/** What a reload may change without a restart; listen, data_dir and body limits need one. */
+/** Keys read once at start (sockets, the store, the body parser): a reload keeps their old values. */
+const RESTART_ONLY: [string, (c: Config) => unknown][] = [
+  ['http.listen', (c) => c.http.listen],
+  ['data_dir', (c) => c.data_dir],
+  ['limits.body_bytes', (c) => c.limits.body_bytes],
+  ['limits.max_body_depth', (c) => c.limits.max_body_depth],
+  ['storage.sync', (c) => c.storage.sync],
+];
+
+/** Swaps in `next` for everything a reload may change; says which changes wait for a restart. */
 function applyReload(rt: Runtime, next: Config): void {
   const old = rt.config;
-  if (next.http.listen !== old.http.listen || next.data_dir !== old.data_dir) {
-    rt.log.warn('http.listen and data_dir changes take effect after a restart');
-    next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
-    next.data_dir = old.data_dir;
-  }
+  const waiting = RESTART_ONLY.filter(([, get]) => get(next) !== get(old)).map(([key]) => key);
+  if (waiting.length) rt.log.warn({ keys: waiting }, 'these changes take effect after a restart; the running values stay');
+  next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
+  next.data_dir = old.data_dir;
+  next.limits = { ...next.limits, body_bytes: old.limits.body_bytes, max_body_depth: old.limits.max_body_depth };
+  next.storage = { ...next.storage, sync: old.storage.sync };
   rt.limiter.reconfigure(next.limits.rate_limit);
   rt.log.level = next.log.level;
   rt.config = next;
@@ -178,5 +177,6 @@ async function ensureFirstAccount(rt: Runtime): Promise<void> {
     `token: ${secret}`,
     '',
   ].join('\n'), { mode: 0o600 });
+  chmodSync(file, 0o600); // mode above applies only to a new file; one left by an earlier start may be wider
   rt.log.info({ file }, 'created the first admin account; its credentials are in this file');
 }

@@ -1,14 +1,12 @@
 // How the CLI reaches accounts: through the running service's admin socket when it is
-import { join } from 'node:path';
 // up, otherwise by opening the data directory itself (LevelDB admits one process).
 import http from 'node:http';
 import { existsSync } from 'node:fs';
-import type { Config, Role } from '../config/types.js';
-import { Store } from '../store/db.js';
-import { CommitQueue } from '../store/commit.js';
-import { AccountDirectory, AccountError } from '../auth/accounts.js';
-import { adminSocketPath } from '../server.js';
+import type { Config } from '../config/types.js';
+import { findOperation } from '../auth/admin-operations.js';
+import { adminSocketPath } from '../admin-socket.js';
 import { GaugewayError } from '../errors.js';
+import { enterStoppedDataDir } from './data-dir.js';
 
 export interface AdminClient {
   call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<unknown>;
@@ -60,32 +58,19 @@ function socketClient(socketPath: string): AdminClient {
 
 /** The same calls as the admin socket, made on the directory while the service is stopped. */
 async function directClient(config: Config): Promise<AdminClient> {
-  const store = await Store.open(join(config.data_dir, 'db'), { sync: true });
+  const location = enterStoppedDataDir(config);
+  // LevelDB and the account code load only here: through the socket they are not needed.
+  const [{ Store }, { CommitQueue }, { AccountDirectory }] = await Promise.all([
+    import('../store/db.js'), import('../store/commit.js'), import('../auth/accounts.js'),
+  ]);
+  const store = await Store.open(location, { sync: true });
   const commit = new CommitQueue(store.db, true);
   const dir = await AccountDirectory.load(store, commit, config.accounts);
-  const routes: [RegExp, 'GET' | 'POST', (m: string[], b: Record<string, unknown>) => Promise<unknown> | unknown][] = [
-    [/^\/accounts$/, 'GET', () => dir.listAccounts()],
-    [/^\/accounts$/, 'POST', async (_m, b) => {
-      const account = await dir.createAccount(String(b.email ?? ''));
-      const created = await dir.createToken(account.email, String(b.token_name ?? 'default'), (b.role as Role) ?? 'admin');
-      return { account, token: created.token, secret: created.secret };
-    }],
-    [/^\/accounts\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setAccountActive(m[1]!, m[2] === 'enable')],
-    [/^\/accounts\/([^/]+)\/tokens$/, 'GET', (m) => dir.listTokens(m[1]!)],
-    [/^\/accounts\/([^/]+)\/tokens$/, 'POST', (m, b) => dir.createToken(m[1]!, String(b.name ?? ''), (b.role as Role) ?? 'admin')],
-    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/(enable|disable)$/, 'POST', (m) => dir.setTokenActive(m[1]!, m[2]!, m[3] === 'enable')],
-    [/^\/accounts\/([^/]+)\/tokens\/([^/]+)\/rotate$/, 'POST', (m) => dir.rotateToken(m[1]!, m[2]!)],
-  ];
   return {
     async call(method, path, body = {}) {
-      for (const [re, verb, fn] of routes) {
-        const m = re.exec(path);
-        if (m && verb === method) {
-          if (body.role !== undefined && !['admin', 'recorder', 'viewer'].includes(String(body.role))) throw new AccountError('invalid', 'role must be admin, recorder or viewer');
-          return fn(m.slice(0).map((x) => (x ? decodeURIComponent(x) : x)), body);
-        }
-      }
-      throw new Error(`no admin call ${method} ${path}`);
+      const found = findOperation(method, path);
+      if (!found) throw new Error(`no admin operation ${method} ${path}`);
+      return found.op.run(dir, found.params, body);
     },
     close: () => store.close(),
   };

@@ -1,12 +1,17 @@
 // `gaugeway check-config`: validate a config file offline, print every problem as
 // `file:line: path: message`, exit 1 if there is any.
-import { ConfigError, formatProblem, loadConfig } from '../config/load.js';
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import { ConfigError, formatProblem, loadConfig, type ConfigProblem } from '../config/load.js';
+import type { Config } from '../config/types.js';
 import { parse, configOption } from './args.js';
 
 export function checkConfig(args: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): number {
   const { values } = parse(args, { ...configOption, print: { type: 'boolean' } });
   try {
     const config = loadConfig({ file: values.config as string | undefined });
+    const tlsProblem = checkTlsFiles(config);
+    if (tlsProblem) { err(formatProblem(tlsProblem)); return 1; }
     out(`${config.source}: OK`);
     if (values.print) out(JSON.stringify(config, null, 2));
     return 0;
@@ -14,5 +19,20 @@ export function checkConfig(args: string[], out: (line: string) => void = consol
     if (!(e instanceof ConfigError)) throw e;
     for (const p of e.problems) err(formatProblem(p));
     return 1;
+  }
+}
+
+/**
+ * The configured certificate and key must be readable (by whoever runs this: systemd's
+ * ExecReload runs it as the service user) and belong together, or a reload would fail.
+ */
+function checkTlsFiles(config: Config): ConfigProblem | null {
+  const { cert_file, key_file } = config.tls;
+  if (!cert_file || !key_file) return null;
+  try {
+    createSecureContext({ cert: readFileSync(cert_file), key: readFileSync(key_file) });
+    return null;
+  } catch (e) {
+    return { file: config.source ?? 'config', line: 0, path: 'tls', message: `cannot use ${cert_file} with ${key_file}: ${(e as Error).message}` };
   }
 }

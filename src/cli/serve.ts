@@ -10,7 +10,19 @@ export async function serve(args: string[]): Promise<number> {
   const config = load();
   const log = createLogger(config.log.level);
   log.info({ config: config.source, data_dir: config.data_dir }, 'starting gaugeway');
-  const server = await startServer(config, log, { load });
+  // SIGHUP's default action ends the process: a `systemctl reload` racing the start
+  // must not kill the service, so the handler exists before startup and a reload
+  // asked for meanwhile runs once the server is up.
+  let reload: (() => void) | null = null;
+  let reloadRequested = false;
+  const onHangup = () => { if (reload) reload(); else reloadRequested = true; };
+  process.on('SIGHUP', onHangup);
+  const server = await startServer(config, log, { load }).catch((err: unknown) => {
+    process.off('SIGHUP', onHangup);
+    throw err;
+  });
+  reload = () => { void server.reload(); };
+  if (reloadRequested) reload();
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -21,12 +33,11 @@ export async function serve(args: string[]): Promise<number> {
       }
       stopping = true;
       log.info({ signal }, 'shutting down');
-      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, config.http.shutdown_timeout_ms + 5000);
+      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, server.rt.config.http.shutdown_timeout_ms + 5000); // as reloaded
       force.unref();
       server.close().then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGHUP', () => { void server.reload(); });
   });
 }

@@ -1,7 +1,8 @@
 // The one LevelDB of a data directory. Everything Gaugeway remembers lives here, each
 // concern in its own sublevel; every stored key below the account-level sublevels starts
 // with the account id (tenancy in the key).
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Level } from 'level';
 import { GaugewayError } from '../errors.js';
 
@@ -26,6 +27,7 @@ export class Store {
 
   static async open(location: string, opts: OpenOptions): Promise<Store> {
     mkdirSync(location, { recursive: true, mode: 0o700 });
+    refuseHeadlessDatabase(location);
     const db = new Level<string, string>(location, { valueEncoding: 'utf8' });
     try {
       await db.open();
@@ -37,7 +39,7 @@ export class Store {
       }
       throw new GaugewayError('E_STORE_CORRUPT',
         `cannot open the database in ${location}: ${cause?.message ?? (err as Error).message}. ` +
-        `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${location}`);
+        `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${dirname(location)}`);
     }
     return new Store(db, location, opts.sync);
   }
@@ -55,4 +57,18 @@ export class Store {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+/**
+ * LevelDB takes a folder without CURRENT for a new database: it starts empty and deletes
+ * the table files it finds. A folder holding database files but no CURRENT is damaged,
+ * not new, so it is refused (repair rebuilds CURRENT and the manifest from those files).
+ */
+function refuseHeadlessDatabase(location: string): void {
+  if (existsSync(join(location, 'CURRENT'))) return;
+  const data = readdirSync(location).filter((f) => /^(MANIFEST-\d+|\d+\.(ldb|sst|log))$/.test(f));
+  if (data.length === 0) return;
+  throw new GaugewayError('E_STORE_CORRUPT',
+    `the database in ${location} has data files (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', ...' : ''}) but no CURRENT file; ` +
+    `opening it would start an empty database over them. Nothing was changed. Stop the service and run: gaugeway store repair --data-dir ${dirname(location)}`);
 }

@@ -1,0 +1,31 @@
+// Rules between keys, which the schema cannot say (defaults are null or independent).
+// They run after schema validation, on a config that has every key.
+import type { LineCounter } from 'yaml';
+import { lineOf, type ConfigProblem, type ValueOrigin } from './describe.js';
+
+interface Checked {
+  http: { headers_timeout_ms: number; request_timeout_ms: number };
+  tls: { cert_file: string | null; key_file: string | null };
+}
+
+export function crossKeyProblems(data: Record<string, unknown>, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
+  const c = data as unknown as Checked;
+  const problems: ConfigProblem[] = [];
+  /** blames the key that was set (in the file, the environment or a flag) for a rule about `path` */
+  const at = (blamed: string[], path: string, message: string) => {
+    const origin = origins.find((o) => o.path.join('.') === blamed.join('.'));
+    problems.push(origin
+      ? { file: origin.label, line: 0, path, message }
+      : { file, line: lineOf(root, blamed, lc), path, message });
+  };
+  if ((c.tls.cert_file === null) !== (c.tls.key_file === null)) {
+    const set = c.tls.cert_file === null ? 'key_file' : 'cert_file';
+    const unset = set === 'cert_file' ? 'key_file' : 'cert_file';
+    at(['tls', set], `tls.${unset}`, `must be set together with tls.${set}`);
+  }
+  // Node refuses to create a server whose header deadline is later than the request's.
+  if (c.http.headers_timeout_ms > c.http.request_timeout_ms) {
+    at(['http', 'request_timeout_ms'], 'http.request_timeout_ms', `must be at least http.headers_timeout_ms (${c.http.headers_timeout_ms})`);
+  }
+  return problems;
+}

@@ -1,0 +1,80 @@
+import t from 'tap';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { generate } from 'selfsigned';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-check-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+t.test('a typo and a wrong type: both printed as file:line: path: message, exit 1', async (t) => {
+  const file = join(dir, 'bad.yaml');
+  writeFileSync(file, [
+    'http:',
+    '  listen: 127.0.0.1:8443',
+    '  trust_prxy: true',
+    'limits:',
+    '  body_bytes: lots',
+  ].join('\n'));
+  const r = await runCli(['check-config', '--config', file]);
+  t.equal(r.code, 1);
+  t.equal(r.stdout, '');
+  t.same(r.stderr.trim().split('\n'), [
+    `${file}:3: http.trust_prxy: unknown key "trust_prxy" (did you mean "trust_proxy"?)`,
+    `${file}:5: limits.body_bytes: must be integer`,
+  ]);
+});
+
+t.test('a good file: OK and exit 0; --print shows the effective config with env overrides', async (t) => {
+  const file = join(dir, 'good.yaml');
+  writeFileSync(file, 'data_dir: ./state\nhttp:\n  listen: "${LISTEN:-127.0.0.1:9443}"\n');
+  const r = await runCli(['check-config', '--config', file, '--print'], { GAUGEWAY_LOG__LEVEL: 'debug' });
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout.split('\n')[0], `${file}: OK`);
+  const printed = JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1));
+  t.equal(printed.data_dir, join(dir, 'state'));
+  t.equal(printed.http.listen, '127.0.0.1:9443');
+  t.equal(printed.log.level, 'debug');
+});
+
+t.test('an environment variable naming no key fails check-config too', async (t) => {
+  const file = join(dir, 'plain.yaml');
+  writeFileSync(file, 'log:\n  level: info\n');
+  const r = await runCli(['check-config', '--config', file], { GAUGEWAY_LOG__LEVLE: 'debug' });
+  t.equal(r.code, 1);
+  t.equal(r.stderr.trim(), 'environment GAUGEWAY_LOG__LEVLE: log.levle: names no config key (did you mean GAUGEWAY_LOG__LEVEL?)');
+});
+
+t.test('configured TLS files must be readable and belong together', async (t) => {
+  const file = join(dir, 'tls.yaml');
+  writeFileSync(file, 'tls:\n  cert_file: certs/cert.pem\n  key_file: certs/key.pem\n');
+  const r = await runCli(['check-config', '--config', file]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `${file}: tls: cannot use ${join(dir, 'certs/cert.pem')} with ${join(dir, 'certs/key.pem')}: ENOENT`);
+
+  mkdirSync(join(dir, 'certs'));
+  const [one, two] = await Promise.all([1, 2].map(() => generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256' } as never)));
+  writeFileSync(join(dir, 'certs', 'cert.pem'), one!.cert);
+  writeFileSync(join(dir, 'certs', 'key.pem'), two!.private);
+  const mismatch = await runCli(['check-config', '--config', file]);
+  t.equal(mismatch.code, 1, 'a key that does not belong to the certificate');
+  t.match(mismatch.stderr, /tls: cannot use .*key values mismatch/);
+  writeFileSync(join(dir, 'certs', 'key.pem'), one!.private);
+  const good = await runCli(['check-config', '--config', file]);
+  t.equal(good.code, 0, good.stderr);
+});
+
+t.test('a missing file and unknown usage', async (t) => {
+  const r = await runCli(['check-config', '--config', join(dir, 'nope.yaml')]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /nope\.yaml: \(root\): cannot read/);
+  const usage = await runCli(['check-config', '--bogus']);
+  t.equal(usage.code, 2, 'a usage error exits 2');
+});
+
+t.test('version prints the package version', async (t) => {
+  const r = await runCli(['version']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, /^gaugeway \d+\.\d+\.\d+\n$/);
+});

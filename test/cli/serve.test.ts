@@ -1,0 +1,50 @@
+// `gaugeway serve` as a child: flags beat the environment, which beats the file.
+import t from 'tap';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startServe } from '../helpers/cli.js';
+import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
+import { tempDir } from '../helpers/tmp.js';
+
+t.test('--listen and --data-dir beat GAUGEWAY_* variables, which beat the file', async (t) => {
+  const dir = tempDir(t, 'gw-serve-');
+  const file = join(dir, 'config.yaml');
+  // Ports 1 and 2 would fail to bind (or belong to something else): only the flag's 0 works.
+  writeFileSync(file, 'data_dir: ./from-file\nhttp:\n  listen: 127.0.0.1:1\nlog:\n  level: warn\n');
+  const s = await startServe(t, ['--config', file, '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'from-flag')], {
+    GAUGEWAY_HTTP__LISTEN: '127.0.0.1:2',
+    GAUGEWAY_LOG__LEVEL: 'info', // the "listening" line is info: the environment beat the file's warn
+    GAUGEWAY_DATA_DIR: join(dir, 'from-env'),
+  });
+  t.ok(s.port > 2, 'listening on the ephemeral port from --listen');
+  t.ok(existsSync(join(dir, 'from-flag', 'initial-credentials')), 'data in the --data-dir folder');
+  t.notOk(existsSync(join(dir, 'from-env')));
+  t.notOk(existsSync(join(dir, 'from-file')));
+  const data = join(dir, 'from-flag');
+  const r = await httpsRequest(s.port, selfSignedCa(data), 'GET', '/v1/metrics', { auth: initialCredentials(data) });
+  t.equal(r.status, 200);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+});
+
+t.test('an invalid config stops serve before it starts, with the problems on stderr', async (t) => {
+  const dir = tempDir(t, 'gw-serve-');
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, 'data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n  max_conections: 5\n');
+  const r = await runCli(['serve', '--config', file]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `${file}:4: http.max_conections: unknown key "max_conections" (did you mean "max_connections"?)`);
+  t.notOk(existsSync(join(dir, 'data')), 'nothing was created');
+});
+
+t.test('a second serve on the same data dir refuses, naming the reason', async (t) => {
+  const dir = tempDir(t, 'gw-serve-');
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, 'data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\n');
+  const s = await startServe(t, ['--config', file]);
+  const second = await runCli(['serve', '--config', file]);
+  t.equal(second.code, 1);
+  t.match(second.stderr, /in use by another process \(is gaugeway already running\?\)/);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+});

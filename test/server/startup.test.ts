@@ -1,0 +1,43 @@
+// A start that fails half-way releases what it took: the port and the LevelDB lock.
+import t from 'tap';
+import net from 'node:net';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import { startServer } from '../../src/server.js';
+import { captureLog } from '../helpers/capture-log.js';
+import { tempDir, writeServeConfig } from '../helpers/tmp.js';
+
+/** A loopback port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(port, '127.0.0.1');
+    probe.on('error', () => resolve(false));
+    probe.on('connect', () => { probe.destroy(); resolve(true); });
+  });
+}
+
+t.test('when the admin socket cannot be created, start fails and frees the port and the data dir', async (t) => {
+  const dir = tempDir(t, 'gw-start-');
+  const file = writeServeConfig(dir);
+  const port = await freePort();
+  const config = () => loadConfig({ file, env: {}, flags: { listen: `127.0.0.1:${port}` } });
+  const blocker = join(dir, 'data', 'admin.sock', 'in-the-way');
+  mkdirSync(blocker, { recursive: true });
+
+  await t.rejects(startServer(config(), captureLog().logger), 'a folder where the socket goes');
+  t.equal(await accepts(port), false, 'the port is released');
+
+  rmSync(join(dir, 'data', 'admin.sock'), { recursive: true });
+  const server = await startServer(config(), captureLog().logger);
+  t.teardown(() => server.close());
+  t.equal(server.port, port, 'the data dir is not left locked, nor the port taken');
+});
