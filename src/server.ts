@@ -155,6 +155,7 @@ function applyReload(rt: Runtime, next: Config): void {
   next.limits = { ...next.limits, body_bytes: old.limits.body_bytes, max_body_depth: old.limits.max_body_depth };
   next.storage = { ...next.storage, sync: old.storage.sync };
   rt.limiter.reconfigure(next.limits.rate_limit);
+  rt.disk.setFloor(next.storage.min_free_disk_bytes);
   rt.log.level = next.log.level;
   rt.config = next;
 }
