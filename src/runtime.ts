@@ -10,6 +10,8 @@ import { RateLimiter } from './http/ratelimit.js';
 import { SelfMetrics } from './selfmetrics.js';
 import { JobRunner } from './domain/jobs.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
+import { Engine } from './store/engine.js';
+import { RetentionJob } from './store/retention.js';
 
 export interface Runtime {
   config: Config;
@@ -21,6 +23,8 @@ export interface Runtime {
   metrics: SelfMetrics;
   jobs: JobRunner;
   catalog: MetricCatalog;
+  /** the time-series engine: series, points, rollups */
+  engine: Engine;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -36,8 +40,15 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const accounts = await AccountDirectory.load(store, commit, config.accounts);
   const jobs = new JobRunner(store, commit, log.child({ component: 'jobs' }));
   const catalog = new MetricCatalog(store, commit);
+  const engine = await Engine.open(store, commit, log.child({ component: 'engine' }), {
+    checkpointMs: config.storage.checkpoint.interval_seconds * 1000,
+    checkpointWalBytes: config.storage.checkpoint.wal_bytes,
+    sealIdleMs: config.storage.checkpoint.seal_idle_seconds * 1000,
+  });
+  catalog.purgeHooks.push((account, names) => engine.purge(account, names));
+  const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
-    config, log, store, commit, accounts, metrics, jobs, catalog,
+    config, log, store, commit, accounts, metrics, jobs, catalog, engine,
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],
@@ -50,6 +61,10 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     const p = params as { names: string[] };
     return { deleted: await catalog.deleteMany(account, p.names, progress) };
   });
+  retention.schedule();
+  // closers run last-registered first: the retention job stops before the engine closes
+  rt.closers.push(() => engine.close());
+  rt.closers.push(() => retention.stop());
   await jobs.recover();
   return rt;
 }

@@ -4,7 +4,8 @@ import type { Runtime } from '../../runtime.js';
 import type { RequestState } from '../state.js';
 import { metricsRoutes } from './metrics.js';
 import { jobsRoutes } from './jobs.js';
+import { measurementsRoutes } from './measurements.js';
 
 export function apiRouters(rt: Runtime): Router<RequestState>[] {
-  return [metricsRoutes(rt), jobsRoutes(rt)];
+  return [metricsRoutes(rt), jobsRoutes(rt), measurementsRoutes(rt)];
 }
