@@ -61,6 +61,12 @@ export class Engine implements SeriesStore {
   private readonly meta;
   private readonly index = new SeriesIndex();
   private readonly head = new Head();
+  /** ingest hands in one array per tag set; its key string is built (and hashed) once */
+  private readonly tagKeys = new WeakMap<Sample['tags'], string>();
+  /** ...and the series it last resolved to (checked against account and metric) */
+  private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
+  /** the newest head window of each series, by series id: the append fast path */
+  private readonly current: (HeadChunk | undefined)[] = [];
   private readonly pending = new Map<number, Map<string, Pending>>();
   private headDeletes: string[] = [];
   private walSeqs: number[] = [];
@@ -131,19 +137,10 @@ export class Engine implements SeriesStore {
     if (samples.length === 0) return Promise.resolve();
     const ops: WriteOp[] = [];
     const ids: number[] = new Array(samples.length);
-    let lastTags: Sample['tags'] | null = null;
-    let lastKey = '';
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
-      if (s.tags !== lastTags) { lastTags = s.tags; lastKey = tagKey(s.tags); }
-      let ref = this.index.find(account, s.metric, lastKey);
-      if (!ref) {
-        ref = { id: ++this.nextSeries, account, metric: s.metric, tags: s.tags.map(([k, v]) => [k, v] as const) };
-        this.index.add(ref, lastKey);
-        const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
-        ops.push({ type: 'put', sublevel: this.seriesDb, key: seriesKey(account, ref.id), value: rec });
-        ops.push({ type: 'put', sublevel: this.meta, key: 'series', value: this.nextSeries });
-      }
+      let ref = this.lastRef.get(s.tags);
+      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s, ops);
       ids[i] = ref.id;
       this.appendPoint(account, ref.id, s.time, s);
     }
@@ -152,15 +149,39 @@ export class Engine implements SeriesStore {
     this.walSeqs.push(seq);
     this.walBytes += buf.length;
     ops.push({ type: 'put', sublevel: this.wal, key: walKey(seq), value: buf });
+    // Enqueue this record before any checkpoint that deletes it: the commit queue writes
+    // in order, and a delete queued ahead of its put would leave the record to replay twice.
+    const written = this.commit.write(ops);
     if (this.walBytes > this.opts.checkpointWalBytes) void this.checkpoint().catch((err) => this.log.error({ err }, 'checkpoint failed'));
-    return this.commit.write(ops);
+    return written;
+  }
+
+  /** The series of a sample, created (with its record in `ops`) on first sight. */
+  private lookup(account: number, s: Sample, ops: WriteOp[]): SeriesRef {
+    let key = this.tagKeys.get(s.tags);
+    if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
+    let ref = this.index.find(account, s.metric, key);
+    if (!ref) {
+      ref = { id: ++this.nextSeries, account, metric: s.metric, tags: s.tags.map(([k, v]) => [k, v] as const) };
+      this.index.add(ref, key);
+      const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
+      ops.push({ type: 'put', sublevel: this.seriesDb, key: seriesKey(account, ref.id), value: rec });
+      ops.push({ type: 'put', sublevel: this.meta, key: 'series', value: this.nextSeries });
+    }
+    this.lastRef.set(s.tags, ref);
+    return ref;
   }
 
   private appendPoint(account: number, series: number, t: number, s: Sample | { count: number; sum: number; min: number; max: number; last: number; sumsq: number }): void {
     const w = windowOf(t);
-    const windows = this.head.get(series);
-    if (windows) for (const c of windows.values()) if (c.window < w) this.seal(c);
-    const c = this.head.chunk(account, series, w);
+    let c = this.current[series];
+    if (c === undefined || c.window !== w) {
+      const windows = this.head.get(series);
+      if (windows) for (const old of windows.values()) if (old.window < w) this.seal(old);
+      c = this.head.chunk(account, series, w);
+      const newest = this.current[series];
+      if (newest === undefined || newest.window <= w || !this.head.get(series)?.has(newest.window)) this.current[series] = c;
+    }
     const before = c.size;
     c.append(t, s);
     this.head.points += c.size - before;
@@ -168,7 +189,7 @@ export class Engine implements SeriesStore {
 
   /** Encodes a head window and its rollups into pending chunks for the next checkpoint. */
   private seal(c: HeadChunk): void {
-    this.head.remove(c);
+    this.forget(c);
     const points = c.points();
     for (const tier of TIERS) {
       const p = tier === 0 ? points : rollUp(points, tier);
@@ -179,6 +200,11 @@ export class Engine implements SeriesStore {
       bySeries.set(key, { key, series: c.series, tier, window: c.window, part, buf: encodeChunk(p, c.window) });
     }
     if (c.snapshotted) this.headDeletes.push(headKey(c.account, c.series, c.window));
+  }
+
+  private forget(c: HeadChunk): void {
+    this.head.remove(c);
+    if (this.current[c.series] === c) this.current[c.series] = undefined;
   }
 
   select(account: number, metric: string, expr: TagExpr): SeriesRef[] {
@@ -229,7 +255,7 @@ export class Engine implements SeriesStore {
     for (const ref of refs) {
       ops.push({ type: 'del', sublevel: this.seriesDb, key: seriesKey(account, ref.id) });
       for (const c of [...(this.head.get(ref.id)?.values() ?? [])]) {
-        this.head.remove(c);
+        this.forget(c);
         ops.push({ type: 'del', sublevel: this.heads, key: headKey(account, ref.id, c.window) });
       }
       for (const p of this.pending.get(ref.id)?.values() ?? []) ops.push({ type: 'del', sublevel: this.pts, key: p.key });

@@ -9,6 +9,8 @@ export interface SeriesRef {
   account: number;
   metric: string;
   tags: TagPairs;
+  /** set when its metric is purged: cached references must look again */
+  gone?: boolean;
 }
 
 export interface SeriesRecord {
@@ -71,7 +73,10 @@ export class SeriesIndex {
     if (!ms) return [];
     this.accounts.get(account)!.delete(metric);
     const refs = [...ms.byKey.values()];
-    for (const r of refs) this.byId.delete(r.id);
+    for (const r of refs) {
+      this.byId.delete(r.id);
+      r.gone = true;
+    }
     return refs;
   }
 
