@@ -40,7 +40,7 @@ function lines(stream, onLine) {
 function startServer(config) {
   return new Promise((resolve, reject) => {
     const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-    const child = spawn(process.execPath, [...flags, join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, "bin/gaugeway.js"), "serve", '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
     lines(child.stdout, (line) => {
       try {
         const rec = JSON.parse(line);

@@ -19,8 +19,9 @@ import { Head, type HeadChunk } from './head.js';
 import { encodeChunk, decodeChunk } from './chunk.js';
 import { decodeWal, encodeWal } from './wal.js';
 import { rollUp, slice, sortMerge, type Points } from './points.js';
+import { ChunkCatalog } from './catalog.js';
 import {
-  TIERS, WINDOW, chunkKey, chunkRange, headKey, parseChunkKey, parseHeadKey, seriesKey, seriesRange, walKey, windowOf, type Tier,
+  TIERS, WINDOW, chunkKey, headKey, parseChunkKey, parseHeadKey, seriesKey, seriesRange, walKey, windowOf, type Tier,
 } from './keys.js';
 
 export type { Tier } from './keys.js';
@@ -34,13 +35,22 @@ export interface EngineOptions {
   checkpointWalBytes: number;
   /** a window whose end has passed is sealed after this long without writes */
   sealIdleMs: number;
+  /**
+   * store minute-aligned raw windows once, as their 60 s rollup; only safe while raw
+   * retention is not longer than the 60 s tier's
+   */
+  shareRaw60: boolean;
 }
+
+/** A raw part stored empty: its points are the 60 s part with the next part number. */
+export const SHARED_WITH_60: Buffer = Buffer.alloc(0);
 
 /** What the HTTP, ingest and query layers may use. A second backend implements this. */
 export interface SeriesStore {
   append(account: number, samples: readonly Sample[]): Promise<void>;
   select(account: number, metric: string, expr: TagExpr): SeriesRef[];
-  read(account: number, series: number, tier: Tier, from: number, to: number): Promise<Points>;
+  /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
+  read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
 }
 
@@ -61,6 +71,7 @@ export class Engine implements SeriesStore {
   private readonly meta;
   private readonly index = new SeriesIndex();
   private readonly head = new Head();
+  private readonly catalog = new ChunkCatalog();
   /** ingest hands in one array per tag set; its key string is built (and hashed) once */
   private readonly tagKeys = new WeakMap<Sample['tags'], string>();
   /** ...and the series it last resolved to (checked against account and metric) */
@@ -103,6 +114,10 @@ export class Engine implements SeriesStore {
       const id = parseInt(key.slice(bang + 1), 16);
       this.index.add({ id, account: Number(key.slice(0, bang)), metric: rec.m, tags: rec.t });
       if (id > this.nextSeries) this.nextSeries = id;
+    }
+    for await (const key of this.pts.keys()) {
+      const k = parseChunkKey(key);
+      this.catalog.add(k.series, k.tier, k.window, k.part);
     }
     let snapshots = 0;
     for await (const [key, buf] of this.heads.iterator()) {
@@ -191,13 +206,19 @@ export class Engine implements SeriesStore {
   private seal(c: HeadChunk): void {
     this.forget(c);
     const points = c.points();
+    // Raw points all on whole minutes are their own 60 s rollup: the raw part is then
+    // stored empty, meaning "read the 60 s part numbered one higher" (docs/storage.md).
+    const shared = this.opts.shareRaw60 && points.t.every((t) => t % 60 === 0);
     for (const tier of TIERS) {
-      const p = tier === 0 ? points : rollUp(points, tier);
+      const p = tier === 0 || (tier === 60 && shared) ? points : rollUp(points, tier);
+      if (p.t.length === 0) continue;
       const part = ++this.seq;
-      const key = chunkKey(c.account, tier, c.series, c.window, part);
+      const window = windowOf(c.window, tier); // rollup tiers: a part of a longer window
+      const key = chunkKey(c.account, tier, c.series, window, part);
       let bySeries = this.pending.get(c.series);
       if (!bySeries) this.pending.set(c.series, (bySeries = new Map()));
-      bySeries.set(key, { key, series: c.series, tier, window: c.window, part, buf: encodeChunk(p, c.window) });
+      const buf = tier === 0 && shared ? SHARED_WITH_60 : encodeChunk(p, window);
+      bySeries.set(key, { key, series: c.series, tier, window, part, buf });
     }
     if (c.snapshotted) this.headDeletes.push(headKey(c.account, c.series, c.window));
   }
@@ -211,39 +232,61 @@ export class Engine implements SeriesStore {
     return this.index.select(account, metric, expr);
   }
 
-  /** Points of one series at a tier, from <= t < to, sorted, equal times merged. */
-  async read(account: number, series: number, tier: Tier, from: number, to: number): Promise<Points> {
-    const ref = this.index.byId.get(series);
-    if (!ref || ref.account !== account || to <= from) return sortMerge([]);
-    const fromW = windowOf(from);
-    const toW = windowOf(to - 1);
-    const parts: { part: number; points: Points }[] = [];
-    const seen = new Set<string>();
-    // pending first (synchronously), so a checkpoint landing during the read cannot
-    // make a chunk show up twice or not at all
-    const pend = this.pending.get(series);
-    if (pend) {
-      for (const p of pend.values()) {
-        if (p.tier !== tier || p.window < fromW || p.window > toW) continue;
-        seen.add(p.key);
-        parts.push({ part: p.part, points: decodeChunk(p.buf, p.window) });
+  async read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
+    const fromW = windowOf(from, tier);
+    const toW = windowOf(to - 1, tier);
+    const step = tier === 0 ? 0 : tier;
+    // Synchronously: stored keys from the catalog, pending chunks and head points, so a
+    // checkpoint landing meanwhile cannot make a chunk count twice or not at all.
+    const keys: string[] = [];
+    const keyOwner: number[] = [];
+    const stored: { part: number; points: Points }[][] = series.map(() => []);
+    const memory: Points[][] = series.map(() => []);
+    series.forEach((id, n) => {
+      const ref = this.index.byId.get(id);
+      if (!ref || ref.account !== account || to <= from) return;
+      this.catalog.each(id, tier, fromW, toW, (window, part) => {
+        keys.push(chunkKey(account, tier, id, window, part));
+        keyOwner.push(n);
+      });
+      const pend = this.pending.get(id);
+      if (pend) {
+        for (const p of pend.values()) {
+          if (p.tier !== tier || p.window < fromW || p.window > toW) continue;
+          const buf = p.buf.length ? p.buf : pend.get(chunkKey(account, 60, id, p.window, p.part + 1))?.buf;
+          if (buf) stored[n]!.push({ part: p.part, points: decodeChunk(buf, p.window) });
+        }
       }
-    }
-    const heads: Points[] = [];
-    const windows = this.head.get(series);
-    if (windows) {
-      for (const c of windows.values()) {
-        if (c.window < fromW || c.window > toW) continue;
-        heads.push(tier === 0 ? c.points() : rollUp(c.points(), tier));
+      const windows = this.head.get(id);
+      if (windows) {
+        for (const c of windows.values()) {
+          if (c.window + WINDOW <= from || c.window >= to) continue;
+          memory[n]!.push(c.range(from, to, step));
+        }
       }
+    });
+    const bufs = keys.length ? await this.pts.getMany(keys) : [];
+    // raw parts stored as their 60 s twin: one more getMany for those
+    const shared: number[] = [];
+    for (let i = 0; i < keys.length; i++) if (bufs[i]?.length === 0) shared.push(i);
+    if (shared.length) {
+      const twins = await this.pts.getMany(shared.map((i) => {
+        const k = parseChunkKey(keys[i]!);
+        return chunkKey(account, 60, k.series, k.window, k.part + 1);
+      }));
+      shared.forEach((i, j) => { bufs[i] = twins[j]; });
     }
-    for await (const [key, buf] of this.pts.iterator(chunkRange(account, tier, series, fromW, toW))) {
-      if (seen.has(key)) continue;
-      const k = parseChunkKey(key);
-      parts.push({ part: k.part, points: decodeChunk(buf, k.window) });
+    for (let i = 0; i < keys.length; i++) {
+      const buf = bufs[i];
+      if (!buf) continue; // merged or expired meanwhile
+      const k = parseChunkKey(keys[i]!);
+      stored[keyOwner[i]!]!.push({ part: k.part, points: decodeChunk(buf, k.window) });
     }
-    parts.sort((a, b) => a.part - b.part);
-    return slice(sortMerge([...parts.map((p) => p.points), ...heads]), from, to);
+    return series.map((_, n) => {
+      const parts = stored[n]!.sort((a, b) => a.part - b.part).map((p) => slice(p.points, from, to));
+      // head points are the newest writes of their windows
+      return sortMerge([...parts, ...memory[n]!.sort((a, b) => (a.t[0] ?? 0) - (b.t[0] ?? 0))]);
+    });
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */
@@ -254,6 +297,7 @@ export class Engine implements SeriesStore {
     for (const m of metrics) refs.push(...this.index.removeMetric(account, m));
     for (const ref of refs) {
       ops.push({ type: 'del', sublevel: this.seriesDb, key: seriesKey(account, ref.id) });
+      this.catalog.removeSeries(ref.id);
       for (const c of [...(this.head.get(ref.id)?.values() ?? [])]) {
         this.forget(c);
         ops.push({ type: 'del', sublevel: this.heads, key: headKey(account, ref.id, c.window) });
@@ -309,7 +353,8 @@ export class Engine implements SeriesStore {
     await this.commit.write(ops);
     for (const p of flushed) {
       const bySeries = this.pending.get(p.series);
-      if (!bySeries) continue;
+      if (!bySeries) continue; // purged meanwhile
+      this.catalog.add(p.series, p.tier, p.window, p.part);
       bySeries.delete(p.key);
       if (bySeries.size === 0) this.pending.delete(p.series);
     }
@@ -318,6 +363,21 @@ export class Engine implements SeriesStore {
   /** For the retention job: the chunk keyspace and a way to know a window is still open. */
   get chunks() {
     return this.pts;
+  }
+
+  /** The retention job deleted these chunk keys. */
+  forgetChunks(keys: readonly string[]): void {
+    for (const key of keys) {
+      const k = parseChunkKey(key);
+      this.catalog.remove(k.series, k.tier, k.window, k.part);
+    }
+  }
+
+  /** Whether raw parts of this 6-hour window are stored (they may share 60 s parts). */
+  hasRawParts(series: number, window: number): boolean {
+    let found = false;
+    this.catalog.each(series, 0, window, window, () => { found = true; });
+    return found;
   }
 
   hasOpenWindow(series: number, window: number): boolean {

@@ -1,59 +1,87 @@
 // The head: points of open windows, in memory, per series. Plain samples cost two
 // numbers (time, value); summary columns are allocated only when a series receives a
 // summary. Durability comes from the WAL and the head snapshots written at checkpoints.
-import { emptyPoints, isStrictlySorted, sortMerge, type Points, type Summary } from './points.js';
+import { copyPoint, emptyPoints, rollUp, sortMerge, type Points, type Summary } from './points.js';
 import { isPlainSummary } from './wal.js';
 
 interface SummaryColumns {
-  count: number[];
-  min: number[];
-  max: number[];
-  last: number[];
-  sumsq: number[];
+  count: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+  last: Float64Array;
+  sumsq: Float64Array;
 }
 
+const INITIAL = 16;
+
+function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
+  const next = new (a.constructor as { new (n: number): T })(size);
+  next.set(a);
+  return next;
+}
+
+/**
+ * One open window of one series. Columns are typed arrays with room to grow: times as
+ * seconds from the window start (a window is 21,600 s, so 16 bits), values as float64;
+ * ten bytes a plain point.
+ */
 export class HeadChunk {
-  t: number[] = [];
-  v: number[] = [];
-  cx: SummaryColumns | null = null;
+  private dt = new Uint16Array(INITIAL);
+  private v = new Float64Array(INITIAL);
+  private cx: SummaryColumns | null = null;
+  private n = 0;
   /** changed since the last snapshot */
   dirty = true;
   /** a snapshot of it exists in LevelDB */
   snapshotted = false;
   lastAppendMs = Date.now();
+  /** times strictly increasing (in-order appends): ranges can be cut by binary search */
+  sorted = true;
 
   constructor(readonly account: number, readonly series: number, readonly window: number) {}
 
   get size(): number {
-    return this.t.length;
+    return this.n;
   }
 
   append(t: number, s: Summary): void {
     this.dirty = true;
     this.lastAppendMs = Date.now();
-    const n = this.t.length;
-    const plain = isPlainSummary(s);
-    if (n > 0 && this.t[n - 1] === t) {
-      this.mergeLast(s, plain);
+    const n = this.n;
+    const d = t - this.window;
+    if (d < 0 || d >= 65536) throw new RangeError('time outside the head window');
+    if (n > 0 && this.dt[n - 1] === d) {
+      this.mergeLast(s);
       return;
     }
+    const plain = isPlainSummary(s);
     if (!plain && !this.cx) this.expand();
-    this.t.push(t);
-    this.v.push(s.sum);
+    if (n > 0 && d < this.dt[n - 1]!) this.sorted = false;
+    if (n === this.v.length) this.resize(n + (n >> 1) + 8);
+    this.dt[n] = d;
+    this.v[n] = s.sum;
     const cx = this.cx;
     if (cx) {
-      cx.count.push(s.count);
-      cx.min.push(s.min);
-      cx.max.push(s.max);
-      cx.last.push(s.last);
-      cx.sumsq.push(s.sumsq);
+      cx.count[n] = s.count;
+      cx.min[n] = s.min;
+      cx.max[n] = s.max;
+      cx.last[n] = s.last;
+      cx.sumsq[n] = s.sumsq;
     }
+    this.n = n + 1;
   }
 
-  private mergeLast(s: Summary, _plain: boolean): void {
+  private resize(size: number): void {
+    this.dt = grow(this.dt, size);
+    this.v = grow(this.v, size);
+    const cx = this.cx;
+    if (cx) this.cx = { count: grow(cx.count, size), min: grow(cx.min, size), max: grow(cx.max, size), last: grow(cx.last, size), sumsq: grow(cx.sumsq, size) };
+  }
+
+  private mergeLast(s: Summary): void {
     if (!this.cx) this.expand();
     const cx = this.cx!;
-    const i = this.t.length - 1;
+    const i = this.n - 1;
     this.v[i]! += s.sum;
     cx.count[i]! += s.count;
     if (s.min < cx.min[i]!) cx.min[i] = s.min;
@@ -63,29 +91,76 @@ export class HeadChunk {
   }
 
   private expand(): void {
+    const size = this.v.length;
     const v = this.v;
-    this.cx = { count: v.map(() => 1), min: v.slice(), max: v.slice(), last: v.slice(), sumsq: v.map((x) => x * x) };
+    const cx: SummaryColumns = { count: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size), last: new Float64Array(size), sumsq: new Float64Array(size) };
+    for (let i = 0; i < this.n; i++) {
+      cx.count[i] = 1;
+      cx.min[i] = cx.max[i] = cx.last[i] = v[i]!;
+      cx.sumsq[i] = v[i]! * v[i]!;
+    }
+    this.cx = cx;
   }
 
   /** Sorted points with equal times merged. */
   points(): Points {
-    const p = emptyPoints();
-    p.t = this.t.slice();
-    p.sum = this.v.slice();
-    if (this.cx) {
-      p.count = this.cx.count.slice();
-      p.min = this.cx.min.slice();
-      p.max = this.cx.max.slice();
-      p.last = this.cx.last.slice();
-      p.sumsq = this.cx.sumsq.slice();
-    } else {
-      p.count = this.v.map(() => 1);
-      p.min = this.v.slice();
-      p.max = this.v.slice();
-      p.last = this.v.slice();
-      p.sumsq = this.v.map((x) => x * x);
+    return this.range(-Infinity, Infinity, 0);
+  }
+
+  /**
+   * Points with from <= t < to, sorted, equal times merged; with `step`, rolled up into
+   * buckets of that many seconds. In-order chunks are cut without copying the rest.
+   */
+  range(from: number, to: number, step: number): Points {
+    if (!this.sorted) {
+      const all = sortMerge([this.columns(0, this.n)]);
+      const cut = emptyPoints();
+      for (let i = 0; i < all.t.length; i++) if (all.t[i]! >= from && all.t[i]! < to) copyPoint(cut, all, i);
+      return step ? rollUp(cut, step) : cut;
     }
-    return isStrictlySorted(p.t) ? p : sortMerge([p]);
+    const a = this.lowerBound(from);
+    const b = this.lowerBound(to);
+    const p = this.columns(a, b);
+    return step ? rollUp(p, step) : p;
+  }
+
+  /** First index whose time is >= t (sorted chunks only). */
+  private lowerBound(t: number): number {
+    const d = t - this.window;
+    if (d <= 0) return 0;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.dt[mid]! < d) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private columns(a: number, b: number): Points {
+    const p = emptyPoints();
+    const w = this.window;
+    for (let i = a; i < b; i++) {
+      p.t.push(w + this.dt[i]!);
+      p.sum.push(this.v[i]!);
+    }
+    const cx = this.cx;
+    if (cx) {
+      p.count = Array.from(cx.count.subarray(a, b));
+      p.min = Array.from(cx.min.subarray(a, b));
+      p.max = Array.from(cx.max.subarray(a, b));
+      p.last = Array.from(cx.last.subarray(a, b));
+      p.sumsq = Array.from(cx.sumsq.subarray(a, b));
+    } else {
+      p.count = new Array<number>(b - a).fill(1);
+      // plain points: min = max = last = the value (shared, never mutated in place)
+      p.min = p.sum;
+      p.max = p.sum;
+      p.last = p.sum;
+      p.sumsq = p.sum.map((x) => x * x);
+    }
+    return p;
   }
 
   /** Loads points (from a snapshot) as if appended in order. */

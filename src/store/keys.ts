@@ -5,11 +5,18 @@ export type Tier = 0 | 60 | 900 | 3600;
 export const TIERS: readonly Tier[] = [0, 60, 900, 3600];
 const TIER_CHAR: Record<Tier, string> = { 0: 'r', 60: 'a', 900: 'b', 3600: 'c' };
 
-/** Every tier's chunks cover aligned windows of this many seconds (a multiple of 3600). */
+/**
+ * Head windows (and raw and 60 s chunks) cover aligned windows of this many seconds,
+ * a multiple of 3600 so that no rollup bucket straddles two of them.
+ */
 export const WINDOW = 21600;
 
-export function windowOf(t: number): number {
-  return Math.floor(t / WINDOW) * WINDOW;
+/** Window length per tier: coarser tiers group more time into one chunk (96-384 points). */
+export const TIER_WINDOW: Record<Tier, number> = { 0: WINDOW, 60: WINDOW, 900: 16 * WINDOW, 3600: 64 * WINDOW };
+
+export function windowOf(t: number, tier: Tier = 0): number {
+  const w = TIER_WINDOW[tier];
+  return Math.floor(t / w) * w;
 }
 
 export function hex8(n: number): string {

@@ -51,6 +51,15 @@ export function mergeInto(dst: Points, i: number, src: Points, j: number): void 
  * part's `last` wins; within a part, a later index is a later write.
  */
 export function sortMerge(parts: Points[]): Points {
+  const filled = parts.filter((p) => p.t.length > 0);
+  if (filled.length === 0) return emptyPoints();
+  // the common cases: one in-order part, or in-order parts one after another
+  let disjoint = true;
+  for (let i = 0; i < filled.length && disjoint; i++) {
+    const t = filled[i]!.t;
+    if (!isStrictlySorted(t) || (i > 0 && filled[i - 1]!.t[filled[i - 1]!.t.length - 1]! >= t[0]!)) disjoint = false;
+  }
+  if (disjoint) return filled.length === 1 ? filled[0]! : concat(filled);
   const order: { part: number; idx: number; t: number }[] = [];
   for (let p = 0; p < parts.length; p++) {
     const pt = parts[p]!.t;
@@ -64,6 +73,14 @@ export function sortMerge(parts: Points[]): Points {
     const n = out.t.length;
     if (n > 0 && out.t[n - 1] === o.t) mergeInto(out, n - 1, src, o.idx);
     else copyPoint(out, src, o.idx);
+  }
+  return out;
+}
+
+function concat(parts: Points[]): Points {
+  const out = emptyPoints();
+  for (const p of parts) {
+    for (let i = 0; i < p.t.length; i++) copyPoint(out, p, i);
   }
   return out;
 }

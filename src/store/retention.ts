@@ -8,7 +8,7 @@ import type { CommitQueue, WriteOp } from './commit.js';
 import type { Engine } from './engine.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { WINDOW, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
+import { TIER_WINDOW, chunkKey, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
 import { sortMerge } from './points.js';
 
@@ -57,12 +57,16 @@ export class RetentionJob {
     const storage = this.storage();
     const pts = this.engine.chunks;
     let ops: WriteOp[] = [];
+    let deleted: string[] = [];
     const result: RetentionResult = { expired: 0, merged: 0 };
     const flush = async (force = false) => {
       if (ops.length && (force || ops.length >= BATCH_OPS)) {
         const batch = ops;
+        const gone = deleted;
         ops = [];
+        deleted = [];
         await this.commit.write(batch);
+        this.engine.forgetChunks(gone);
       }
     };
     let group: { prefix: string; keys: string[]; first: ChunkKey } | null = null;
@@ -71,15 +75,23 @@ export class RetentionJob {
       const g = group;
       group = null;
       const k = g.first;
-      if (k.window + WINDOW <= now - retentionOf(storage, k.tier)) {
+      if (k.window + TIER_WINDOW[k.tier] <= now - retentionOf(storage, k.tier)) {
         for (const key of g.keys) ops.push({ type: 'del', sublevel: pts, key });
+        deleted.push(...g.keys);
         result.expired += g.keys.length;
-      } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window)) {
+      } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window) && !(k.tier === 60 && this.engine.hasRawParts(k.series, k.window))) {
+        // (60 s parts stay apart while raw parts may point at them)
         const bufs = await pts.getMany(g.keys);
+        for (let i = 0; i < bufs.length; i++) {
+          if (bufs[i]?.length !== 0) continue;
+          const raw = parseChunkKey(g.keys[i]!);
+          bufs[i] = await pts.get(chunkKey(raw.account, 60, raw.series, raw.window, raw.part + 1));
+        }
         const parts = bufs.flatMap((b) => (b ? [decodeChunk(b, k.window)] : []));
         const merged = encodeChunk(sortMerge(parts), k.window);
         const keep = g.keys[g.keys.length - 1]!;
         for (const key of g.keys.slice(0, -1)) ops.push({ type: 'del', sublevel: pts, key });
+        deleted.push(...g.keys.slice(0, -1));
         ops.push({ type: 'put', sublevel: pts, key: keep, value: merged });
         result.merged += g.keys.length;
       }
@@ -101,11 +113,13 @@ export class RetentionJob {
     return result;
   }
 
-  /** Lets LevelDB drop what was deleted in the chunk keyspace. */
+  /**
+   * Lets LevelDB drop what was deleted: chunks, and the WAL records and snapshots that
+   * checkpoints deleted (every sublevel key starts with `!`).
+   */
   async compact(): Promise<void> {
-    const prefix = (this.engine.chunks as unknown as { prefix: string }).prefix;
     // `level` on Node is classic-level, which has compactRange; its typings do not say so
     const db = this.store.db as unknown as { compactRange(start: string, end: string): Promise<void> };
-    await db.compactRange(prefix, prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1));
+    await db.compactRange('!', '"');
   }
 }

@@ -15,7 +15,7 @@ const log = createLogger('silent');
 async function open(dir: string, opts: Partial<EngineOptions> = {}) {
   const store = await Store.open(dir, { sync: false });
   const commit = new CommitQueue(store.db, false);
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, ...opts });
+  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, shareRaw60: true, ...opts });
   const crash = async () => { await commit.idle(); await store.close(); };
   return { store, engine, crash };
 }
@@ -32,7 +32,7 @@ t.test('a checkpoint triggered by an append never drops that append\'s WAL recor
   await a.crash();
   const b = await open(dir);
   const ref = b.engine.select(1, 'm', { op: 'all' })[0]!;
-  const p = await b.engine.read(1, ref.id, 0, base, base + 50 * 3600);
+  const p = (await b.engine.read(1, [ref.id], 0, base, base + 50 * 3600))[0]!;
   t.same(p.t.length, 50);
   t.ok(p.count.every((c) => c === 1), 'every point counted once after replay');
   t.same(p.sum, Array.from({ length: 50 }, (_, i) => i));
@@ -50,9 +50,9 @@ t.test('reads merge stored parts, pending chunks and the head; rollups match raw
   await a.engine.checkpoint();
   await a.engine.append(1, [valueSample('m', tags, base + 30, 5)]);
   const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
-  const raw = await a.engine.read(1, ref.id, 0, base, base + 43200);
+  const raw = (await a.engine.read(1, [ref.id], 0, base, base + 43200))[0]!;
   t.equal(raw.t.length, 721);
-  const hourly = await a.engine.read(1, ref.id, 3600, base, base + 43200);
+  const hourly = (await a.engine.read(1, [ref.id], 3600, base, base + 43200))[0]!;
   t.same(hourly.t.length, 12);
   t.same(hourly.count[0], 61);
   t.same(hourly.sum[0], 65);
@@ -60,8 +60,46 @@ t.test('reads merge stored parts, pending chunks and the head; rollups match raw
   await a.engine.close();
   await a.crash();
   const b = await open(dir);
-  const again = await b.engine.read(1, ref.id, 3600, base, base + 43200);
+  const again = (await b.engine.read(1, [ref.id], 3600, base, base + 43200))[0]!;
   t.same(again, hourly, 'the same after a clean restart');
+  await b.engine.close();
+  await b.crash();
+});
+
+t.test('minute-aligned raw windows share their 60 s chunk; retention merges parts without losing any', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
+  const a = await open(dir, { sealIdleMs: 0 });
+  for (let i = 0; i < 720; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i % 7)]);
+  await a.engine.checkpoint();
+  await a.engine.append(1, [valueSample('m', tags, base + 30, 100)]);
+  await a.engine.checkpoint();
+  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
+  const keys = await a.engine.chunks.keys().all();
+  const values = await a.engine.chunks.getMany(keys);
+  t.ok(values.some((v) => v?.length === 0), 'some raw part is stored as its 60 s twin');
+  const raw = (await a.engine.read(1, [ref.id], 0, base, base + 43200))[0]!;
+  const minute = (await a.engine.read(1, [ref.id], 60, base, base + 43200))[0]!;
+  t.equal(raw.t.length, 721);
+  t.equal(raw.sum[1], 100, 'the late point sits between the first two');
+  t.equal(minute.t.length, 720);
+  t.same(minute.sum[0], 100, 'the late point merged into the first minute');
+
+  const { RetentionJob } = await import('../../src/store/retention.js');
+  const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
+    sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
+    retention: { raw: 30 * 86400, '60': 30 * 86400, '900': 30 * 86400, '3600': 30 * 86400 },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+  }), log);
+  const r = await job.run();
+  t.ok(r.merged >= 2, `raw parts merged (${r.merged})`);
+  t.same((await a.engine.read(1, [ref.id], 0, base, base + 43200))[0], raw, 'raw reads the same after merging');
+  t.same((await a.engine.read(1, [ref.id], 60, base, base + 43200))[0], minute, '60 s reads the same');
+  await a.engine.close();
+  await a.crash();
+  const b = await open(dir);
+  t.same((await b.engine.read(1, [ref.id], 0, base, base + 43200))[0], raw, 'and after a restart');
   await b.engine.close();
   await b.crash();
 });
