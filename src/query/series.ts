@@ -6,7 +6,7 @@ import { tagKey } from '../store/series-index.js';
 import { rollUp } from '../store/points.js';
 import { notFound } from '../errors.js';
 import type { SeriesQuery } from './params.js';
-import { combine, fromSummarize, summarize, type Measurement, type SummaryFunction } from './summary.js';
+import { combine, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
 
 /** Series (or groups) per page. */
@@ -76,8 +76,13 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
   const series: SeriesResult['series'] = [];
   let at = 0;
   for (const unit of page) {
-    const per = unit.refs.map(() => summarize(rollUp(points[at++]!, resolution), fn, from));
-    const measurements = q.groupBy === null ? per[0]! : combine(per, q.groupByFunction!);
+    let measurements: Measurement[];
+    if (q.groupBy === null) measurements = summarize(rollUp(points[at++]!, resolution), fn, from);
+    else {
+      // group_by excludes `all`
+      const per = unit.refs.map(() => values(rollUp(points[at++]!, resolution), fn as Exclude<SummaryFunction, 'all'>, from));
+      measurements = combine(per, q.groupByFunction!);
+    }
     if (measurements.length) series.push({ tags: unit.tags, measurements });
   }
   const links: SeriesResult['links'] = [];

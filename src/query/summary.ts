@@ -74,18 +74,56 @@ export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Me
   return out;
 }
 
-/** Combines the values of several series at each time with a group function. */
-export function combine(series: Measurement[][], fn: GroupFunction): Measurement[] {
-  const acc = new Map<number, { v: number; n: number }>();
-  for (const ms of series) {
-    for (const m of ms) {
-      const a = acc.get(m.time);
-      if (!a) { acc.set(m.time, { v: m.value, n: 1 }); continue; }
-      a.n++;
-      if (fn === 'sum' || fn === 'mean') a.v += m.value;
-      else if (fn === 'min') a.v = Math.min(a.v, m.value);
-      else a.v = Math.max(a.v, m.value);
+/** One value per point (every function but `all`), as columns: no object per point. */
+export function values(p: Points, fn: Exclude<SummaryFunction, 'all'>, firstTime: number): { t: number[]; v: number[] } {
+  const t: number[] = [];
+  const v: number[] = [];
+  for (let i = 0; i < p.t.length; i++) {
+    const time = p.t[i]!;
+    if (fn === 'derivative') {
+      if (i === 0 || time < firstTime) continue;
+      t.push(time);
+      v.push(p.last[i]! - p.last[i - 1]!);
+      continue;
+    }
+    if (time < firstTime) continue;
+    t.push(time);
+    switch (fn) {
+      case 'sum': v.push(p.sum[i]!); break;
+      case 'min': v.push(p.min[i]!); break;
+      case 'max': v.push(p.max[i]!); break;
+      case 'count': v.push(p.count[i]!); break;
+      case 'mean': v.push(p.sum[i]! / p.count[i]!); break;
+      case 'stddev': v.push(stddevOf(p.count[i]!, p.sum[i]!, p.sumsq[i]!)); break;
     }
   }
-  return [...acc.entries()].sort((x, y) => x[0] - y[0]).map(([time, a]) => ({ time, value: fn === 'mean' ? a.v / a.n : a.v }));
+  return { t, v };
+}
+
+/** Combines the values of several series at each time with a group function. */
+export function combine(series: { t: number[]; v: number[] }[], fn: GroupFunction): Measurement[] {
+  const index = new Map<number, number>();
+  const times: number[] = [];
+  const acc: number[] = [];
+  const n: number[] = [];
+  for (const s of series) {
+    for (let i = 0; i < s.t.length; i++) {
+      const time = s.t[i]!;
+      const value = s.v[i]!;
+      const at = index.get(time);
+      if (at === undefined) {
+        index.set(time, times.length);
+        times.push(time);
+        acc.push(value);
+        n.push(1);
+        continue;
+      }
+      n[at]!++;
+      if (fn === 'sum' || fn === 'mean') acc[at]! += value;
+      else if (fn === 'min') { if (value < acc[at]!) acc[at] = value; }
+      else if (value > acc[at]!) acc[at] = value;
+    }
+  }
+  const order = times.map((_, i) => i).sort((a, b) => times[a]! - times[b]!);
+  return order.map((i) => ({ time: times[i]!, value: fn === 'mean' ? acc[i]! / n[i]! : acc[i]! }));
 }

@@ -7,7 +7,7 @@
 // A chunk of plain samples (count 1, so min = max = last = sum and sumsq = sum^2) stores
 // only times and values. Input must be sorted with distinct times (sortMerge).
 import { ByteReader, ByteWriter } from './bytes.js';
-import { emptyPoints, type Points } from './points.js';
+import type { Points } from './points.js';
 import { readValues, writeValues } from './values.js';
 
 const SUMMARY = 1;
@@ -52,37 +52,46 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
   return w.finish();
 }
 
-export function decodeChunk(buf: Uint8Array, windowStart: number): Points {
+/** Points of a chunk with from <= t < to (all by default). */
+export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infinity, to = Infinity): Points {
   const r = new ByteReader(buf);
   const n = r.uvarint();
   const flags = r.byte();
-  const p = emptyPoints();
+  const times: number[] = [];
   if (n > 0) {
     let t = windowStart + r.uvarint();
-    p.t.push(t);
-    while (p.t.length < n) {
+    times.push(t);
+    while (times.length < n) {
       const delta = r.uvarint();
       const run = r.uvarint();
-      if (run === 0 || p.t.length + run > n) throw new RangeError('bad time run in chunk');
-      for (let k = 0; k < run; k++) p.t.push((t += delta));
+      if (run === 0 || times.length + run > n) throw new RangeError('bad time run in chunk');
+      for (let k = 0; k < run; k++) times.push((t += delta));
     }
   }
-  readValues(r, p.sum, n);
+  // times are sorted: the kept points are one index range
+  let a = 0;
+  while (a < n && times[a]! < from) a++;
+  let b = a;
+  while (b < n && times[b]! < to) b++;
+  const t = a === 0 && b === n ? times : times.slice(a, b);
+  const sum: number[] = [];
+  readValues(r, sum, n, a, b);
   if (flags & SUMMARY) {
-    for (let i = 0; i < n; i++) p.count.push(r.uvarint());
-    readValues(r, p.min, n);
-    readValues(r, p.max, n);
-    readValues(r, p.last, n);
-    readValues(r, p.sumsq, n);
-  } else {
+    const count: number[] = [];
     for (let i = 0; i < n; i++) {
-      const v = p.sum[i]!;
-      p.count.push(1);
-      p.min.push(v);
-      p.max.push(v);
-      p.last.push(v);
-      p.sumsq.push(v * v);
+      const c = r.uvarint();
+      if (i >= a && i < b) count.push(c);
     }
+    const min: number[] = [];
+    const max: number[] = [];
+    const last: number[] = [];
+    const sumsq: number[] = [];
+    readValues(r, min, n, a, b);
+    readValues(r, max, n, a, b);
+    readValues(r, last, n, a, b);
+    readValues(r, sumsq, n, a, b);
+    return { t, count, sum, min, max, last, sumsq };
   }
-  return p;
+  // plain points: min = max = last = the value (shared arrays, never mutated in place)
+  return { t, count: new Array<number>(b - a).fill(1), sum, min: sum, max: sum, last: sum, sumsq: sum.map((v) => v * v) };
 }

@@ -18,7 +18,7 @@ import { SeriesIndex, tagKey, type SeriesRecord, type SeriesRef } from './series
 import { Head, type HeadChunk } from './head.js';
 import { encodeChunk, decodeChunk } from './chunk.js';
 import { decodeWal, encodeWal } from './wal.js';
-import { rollUp, slice, sortMerge, type Points } from './points.js';
+import { rollUp, sortMerge, type Points } from './points.js';
 import { ChunkCatalog } from './catalog.js';
 import {
   TIERS, WINDOW, chunkKey, headKey, parseChunkKey, parseHeadKey, seriesKey, seriesRange, walKey, windowOf, type Tier,
@@ -240,6 +240,8 @@ export class Engine implements SeriesStore {
     // checkpoint landing meanwhile cannot make a chunk count twice or not at all.
     const keys: string[] = [];
     const keyOwner: number[] = [];
+    const keyWindow: number[] = [];
+    const keyPart: number[] = [];
     const stored: { part: number; points: Points }[][] = series.map(() => []);
     const memory: Points[][] = series.map(() => []);
     series.forEach((id, n) => {
@@ -248,13 +250,15 @@ export class Engine implements SeriesStore {
       this.catalog.each(id, tier, fromW, toW, (window, part) => {
         keys.push(chunkKey(account, tier, id, window, part));
         keyOwner.push(n);
+        keyWindow.push(window);
+        keyPart.push(part);
       });
       const pend = this.pending.get(id);
       if (pend) {
         for (const p of pend.values()) {
           if (p.tier !== tier || p.window < fromW || p.window > toW) continue;
           const buf = p.buf.length ? p.buf : pend.get(chunkKey(account, 60, id, p.window, p.part + 1))?.buf;
-          if (buf) stored[n]!.push({ part: p.part, points: decodeChunk(buf, p.window) });
+          if (buf) stored[n]!.push({ part: p.part, points: decodeChunk(buf, p.window, from, to) });
         }
       }
       const windows = this.head.get(id);
@@ -270,20 +274,16 @@ export class Engine implements SeriesStore {
     const shared: number[] = [];
     for (let i = 0; i < keys.length; i++) if (bufs[i]?.length === 0) shared.push(i);
     if (shared.length) {
-      const twins = await this.pts.getMany(shared.map((i) => {
-        const k = parseChunkKey(keys[i]!);
-        return chunkKey(account, 60, k.series, k.window, k.part + 1);
-      }));
+      const twins = await this.pts.getMany(shared.map((i) => chunkKey(account, 60, series[keyOwner[i]!]!, keyWindow[i]!, keyPart[i]! + 1)));
       shared.forEach((i, j) => { bufs[i] = twins[j]; });
     }
     for (let i = 0; i < keys.length; i++) {
       const buf = bufs[i];
       if (!buf) continue; // merged or expired meanwhile
-      const k = parseChunkKey(keys[i]!);
-      stored[keyOwner[i]!]!.push({ part: k.part, points: decodeChunk(buf, k.window) });
+      stored[keyOwner[i]!]!.push({ part: keyPart[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to) });
     }
     return series.map((_, n) => {
-      const parts = stored[n]!.sort((a, b) => a.part - b.part).map((p) => slice(p.points, from, to));
+      const parts = stored[n]!.sort((a, b) => a.part - b.part).map((p) => p.points);
       // head points are the newest writes of their windows
       return sortMerge([...parts, ...memory[n]!.sort((a, b) => (a.t[0] ?? 0) - (b.t[0] ?? 0))]);
     });

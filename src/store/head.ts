@@ -139,28 +139,22 @@ export class HeadChunk {
   }
 
   private columns(a: number, b: number): Points {
-    const p = emptyPoints();
     const w = this.window;
+    const t = new Array<number>(b - a);
+    const sum = new Array<number>(b - a);
     for (let i = a; i < b; i++) {
-      p.t.push(w + this.dt[i]!);
-      p.sum.push(this.v[i]!);
+      t[i - a] = w + this.dt[i]!;
+      sum[i - a] = this.v[i]!;
     }
     const cx = this.cx;
     if (cx) {
-      p.count = Array.from(cx.count.subarray(a, b));
-      p.min = Array.from(cx.min.subarray(a, b));
-      p.max = Array.from(cx.max.subarray(a, b));
-      p.last = Array.from(cx.last.subarray(a, b));
-      p.sumsq = Array.from(cx.sumsq.subarray(a, b));
-    } else {
-      p.count = new Array<number>(b - a).fill(1);
-      // plain points: min = max = last = the value (shared, never mutated in place)
-      p.min = p.sum;
-      p.max = p.sum;
-      p.last = p.sum;
-      p.sumsq = p.sum.map((x) => x * x);
+      return {
+        t, sum, count: Array.from(cx.count.subarray(a, b)), min: Array.from(cx.min.subarray(a, b)),
+        max: Array.from(cx.max.subarray(a, b)), last: Array.from(cx.last.subarray(a, b)), sumsq: Array.from(cx.sumsq.subarray(a, b)),
+      };
     }
-    return p;
+    // plain points: min = max = last = the value (shared arrays, never mutated in place)
+    return { t, sum, count: new Array<number>(b - a).fill(1), min: sum, max: sum, last: sum, sumsq: sum.map((x) => x * x) };
   }
 
   /** Loads points (from a snapshot) as if appended in order. */

@@ -78,9 +78,23 @@ export function sortMerge(parts: Points[]): Points {
 }
 
 function concat(parts: Points[]): Points {
-  const out = emptyPoints();
+  let total = 0;
+  for (const p of parts) total += p.t.length;
+  const out: Points = {
+    t: new Array<number>(total), count: new Array<number>(total), sum: new Array<number>(total), min: new Array<number>(total),
+    max: new Array<number>(total), last: new Array<number>(total), sumsq: new Array<number>(total),
+  };
+  let at = 0;
   for (const p of parts) {
-    for (let i = 0; i < p.t.length; i++) copyPoint(out, p, i);
+    for (let i = 0; i < p.t.length; i++, at++) {
+      out.t[at] = p.t[i]!;
+      out.count[at] = p.count[i]!;
+      out.sum[at] = p.sum[i]!;
+      out.min[at] = p.min[i]!;
+      out.max[at] = p.max[i]!;
+      out.last[at] = p.last[i]!;
+      out.sumsq[at] = p.sumsq[i]!;
+    }
   }
   return out;
 }
@@ -95,6 +109,11 @@ export function copyPoint(dst: Points, src: Points, i: number): void {
   dst.sumsq.push(src.sumsq[i]!);
 }
 
+function alignedTo(t: number[], step: number): boolean {
+  for (let i = 0; i < t.length; i++) if (t[i]! % step !== 0 || (i > 0 && t[i]! <= t[i - 1]!)) return false;
+  return true;
+}
+
 /** Whether points are already sorted with distinct times (the common, in-order case). */
 export function isStrictlySorted(t: number[]): boolean {
   for (let i = 1; i < t.length; i++) if (t[i]! <= t[i - 1]!) return false;
@@ -102,11 +121,11 @@ export function isStrictlySorted(t: number[]): boolean {
 }
 
 /** Buckets of `step` seconds (times floored), each the merge of its points. Input sorted. */
-export function rollUp(p: Points, step: number, from = 0, to = Infinity): Points {
+export function rollUp(p: Points, step: number): Points {
+  if (alignedTo(p.t, step)) return p; // already one point a bucket
   const out = emptyPoints();
   for (let i = 0; i < p.t.length; i++) {
     const t = p.t[i]!;
-    if (t < from || t >= to) continue;
     const b = Math.floor(t / step) * step;
     const n = out.t.length;
     if (n > 0 && out.t[n - 1] === b) mergeInto(out, n - 1, p, i);
@@ -116,16 +135,4 @@ export function rollUp(p: Points, step: number, from = 0, to = Infinity): Points
     }
   }
   return out;
-}
-
-/** Points with from <= t < to. Input sorted. */
-export function slice(p: Points, from: number, to: number): Points {
-  let a = 0;
-  while (a < p.t.length && p.t[a]! < from) a++;
-  let b = a;
-  while (b < p.t.length && p.t[b]! < to) b++;
-  return {
-    t: p.t.slice(a, b), count: p.count.slice(a, b), sum: p.sum.slice(a, b), min: p.min.slice(a, b),
-    max: p.max.slice(a, b), last: p.last.slice(a, b), sumsq: p.sumsq.slice(a, b),
-  };
 }

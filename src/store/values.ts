@@ -94,7 +94,12 @@ function writeXor(w: ByteWriter, hi: number, lo: number): void {
   for (let i = lead; i < 8 - trail; i++) w.byte(byteAt(hi, lo, i));
 }
 
-export function readValues(r: ByteReader, out: number[], n: number): void {
+/**
+ * Reads a column of n values, keeping those with index in [from, to) (all by default):
+ * every value is parsed, so the reader ends past the column, but only kept ones are
+ * pushed (a query cutting one hour out of a day allocates for that hour only).
+ */
+export function readValues(r: ByteReader, out: number[], n: number, from = 0, to = n): void {
   const mode = r.byte();
   if (mode === DECIMAL) {
     const e = r.byte();
@@ -103,7 +108,7 @@ export function readValues(r: ByteReader, out: number[], n: number): void {
     let m = 0;
     for (let i = 0; i < n; i++) {
       m += r.svarint();
-      out.push(m / p);
+      if (i >= from && i < to) out.push(m / p);
     }
     return;
   }
@@ -125,8 +130,10 @@ export function readValues(r: ByteReader, out: number[], n: number): void {
       hi = (hi ^ xh) >>> 0;
       lo = (lo ^ xl) >>> 0;
     }
-    u32[0] = lo;
-    u32[1] = hi;
-    out.push(f64[0]!);
+    if (i >= from && i < to) {
+      u32[0] = lo;
+      u32[1] = hi;
+      out.push(f64[0]!);
+    }
   }
 }
