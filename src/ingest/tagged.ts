@@ -222,6 +222,17 @@ function sample(count: number, sum: number, min: number, max: number, last: numb
 
 /** The summary of element i, with metric, tags and time left for the caller to fill. */
 function parseSummary(m: Obj, i: number, fail: Fail): Sample | null {
+  // the common case first, with fixed property names (fast property access)
+  if (m.count === undefined && m.sum === undefined && m.min === undefined && m.max === undefined && m.last === undefined && m.stddev === undefined) {
+    const value = m.value;
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      const mag = Math.abs(value);
+      if (mag < MAX_MAGNITUDE) {
+        const v = mag < MIN_MAGNITUDE ? 0 : value;
+        return sample(1, v, v, v, v, v * v);
+      }
+    }
+  }
   if (m.count === undefined) {
     if (m.value === undefined) { fail(el(i, 'value'), 'is required (or count and sum)'); return null; }
     for (const k of ['sum', 'min', 'max', 'last', 'stddev']) if (m[k] !== undefined) fail(el(i, k), 'is only allowed together with count');

@@ -4,13 +4,15 @@ import type { MetricCatalog } from '../domain/metrics.js';
 import type { SeriesRef, SeriesStore } from '../store/engine.js';
 import { tagKey } from '../store/series-index.js';
 import { rollUp } from '../store/points.js';
-import { notFound } from '../errors.js';
+import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
 import { combine, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
 
 /** Series (or groups) per page. */
 export const SERIES_PAGE = 100;
+/** Upper bound of series x buckets one query may compute (memory and time guard). */
+export const MAX_QUERY_POINTS = 20_000_000;
 
 export interface QueryDeps {
   catalog: MetricCatalog;
@@ -72,6 +74,10 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
 
   // one read for every series of the page: the engine fetches their chunks together
   const refs = page.flatMap((u) => u.refs);
+  const buckets = Math.ceil((to - readFrom) / resolution);
+  if (refs.length * buckets > MAX_QUERY_POINTS) {
+    throw paramError('resolution', `this query would produce up to ${refs.length * buckets} points (limit ${MAX_QUERY_POINTS}); use a coarser resolution, a shorter time range or a narrower tag filter`);
+  }
   const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to);
   const series: SeriesResult['series'] = [];
   let at = 0;

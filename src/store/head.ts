@@ -120,8 +120,45 @@ export class HeadChunk {
     }
     const a = this.lowerBound(from);
     const b = this.lowerBound(to);
-    const p = this.columns(a, b);
-    return step ? rollUp(p, step) : p;
+    return step ? this.rolledUp(a, b, step) : this.columns(a, b);
+  }
+
+  /** Buckets of `step` seconds straight from the typed columns (sorted chunks only). */
+  private rolledUp(a: number, b: number, step: number): Points {
+    const out: Points = { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
+    const w = this.window;
+    const cx = this.cx;
+    let k = -1;
+    let bucket = NaN;
+    for (let i = a; i < b; i++) {
+      const t = w + this.dt[i]!;
+      const v = this.v[i]!;
+      const count = cx ? cx.count[i]! : 1;
+      const min = cx ? cx.min[i]! : v;
+      const max = cx ? cx.max[i]! : v;
+      const last = cx ? cx.last[i]! : v;
+      const sumsq = cx ? cx.sumsq[i]! : v * v;
+      const start = t - (t % step);
+      if (start !== bucket) {
+        bucket = start;
+        k++;
+        out.t.push(start);
+        out.count.push(count);
+        out.sum.push(v);
+        out.min.push(min);
+        out.max.push(max);
+        out.last.push(last);
+        out.sumsq.push(sumsq);
+        continue;
+      }
+      out.count[k]! += count;
+      out.sum[k]! += v;
+      if (min < out.min[k]!) out.min[k] = min;
+      if (max > out.max[k]!) out.max[k] = max;
+      out.last[k] = last;
+      out.sumsq[k]! += sumsq;
+    }
+    return out;
   }
 
   /** First index whose time is >= t (sorted chunks only). */

@@ -1,10 +1,15 @@
 // Write-ahead records: one per append call, holding its samples by series id. A record
 // is written in the same group-committed batch as any new series it names, so replay
-// always finds its series. Layout: uvarint account | uvarint n | n x (uvarint series,
-// uvarint time, byte kind, kind 0: float64 value | kind 1: uvarint count, float64 sum,
-// min, max, last, sumsq).
+// always finds its series. Columnar, so that a batch of samples sharing a time and
+// running through consecutive series costs a few bytes a sample:
+//   uvarint account | uvarint n
+//   n x svarint series id delta | n x svarint time delta
+//   ceil(n / 8) bytes: bit set = the sample is a summary, not a plain value
+//   value column (values.ts) of every sample's sum (= the value of a plain one)
+//   for the k summaries: k x uvarint count, then min, max, last, sumsq value columns
 import { ByteReader, ByteWriter } from './bytes.js';
 import type { Summary } from './points.js';
+import { readValues, writeValues } from './values.js';
 
 export interface WalSample extends Summary {
   series: number;
@@ -20,24 +25,28 @@ export function isPlainSummary(s: Summary): boolean {
 export function encodeWal(account: number, series: readonly number[], samples: readonly (Summary & { time: number })[]): Buffer {
   const w = writer;
   w.reset();
+  const n = samples.length;
   w.uvarint(account);
-  w.uvarint(samples.length);
-  for (let i = 0; i < samples.length; i++) {
-    const s = samples[i]!;
-    w.uvarint(series[i]!);
-    w.uvarint(s.time);
-    if (isPlainSummary(s)) {
-      w.byte(0);
-      w.float64(s.sum);
-    } else {
-      w.byte(1);
-      w.uvarint(s.count);
-      w.float64(s.sum);
-      w.float64(s.min);
-      w.float64(s.max);
-      w.float64(s.last);
-      w.float64(s.sumsq);
+  w.uvarint(n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) { w.svarint(series[i]! - prev); prev = series[i]!; }
+  prev = 0;
+  for (let i = 0; i < n; i++) { w.svarint(samples[i]!.time - prev); prev = samples[i]!.time; }
+  const summaries: number[] = [];
+  const sums: number[] = new Array(n);
+  for (let byte = 0; byte < n; byte += 8) {
+    let bits = 0;
+    for (let i = byte; i < Math.min(n, byte + 8); i++) {
+      const s = samples[i]!;
+      sums[i] = s.sum;
+      if (!isPlainSummary(s)) { bits |= 1 << (i - byte); summaries.push(i); }
     }
+    w.byte(bits);
+  }
+  writeValues(w, sums, n);
+  if (summaries.length) {
+    for (const i of summaries) w.uvarint(samples[i]!.count);
+    for (const key of ['min', 'max', 'last', 'sumsq'] as const) writeValues(w, summaries.map((i) => samples[i]![key]), summaries.length);
   }
   return w.finish();
 }
@@ -46,17 +55,38 @@ export function decodeWal(buf: Uint8Array): { account: number; samples: WalSampl
   const r = new ByteReader(buf);
   const account = r.uvarint();
   const n = r.uvarint();
+  const series: number[] = [];
+  const times: number[] = [];
+  let prev = 0;
+  for (let i = 0; i < n; i++) series.push((prev += r.svarint()));
+  prev = 0;
+  for (let i = 0; i < n; i++) times.push((prev += r.svarint()));
+  const summaries: number[] = [];
+  for (let byte = 0; byte < n; byte += 8) {
+    const bits = r.byte();
+    for (let i = byte; i < Math.min(n, byte + 8); i++) if (bits & (1 << (i - byte))) summaries.push(i);
+  }
+  const sums: number[] = [];
+  readValues(r, sums, n);
   const samples: WalSample[] = [];
   for (let i = 0; i < n; i++) {
-    const series = r.uvarint();
-    const time = r.uvarint();
-    if (r.byte() === 0) {
-      const v = r.float64();
-      samples.push({ series, time, count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
-    } else {
-      const count = r.uvarint();
-      samples.push({ series, time, count, sum: r.float64(), min: r.float64(), max: r.float64(), last: r.float64(), sumsq: r.float64() });
-    }
+    const v = sums[i]!;
+    samples.push({ series: series[i]!, time: times[i]!, count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  }
+  if (summaries.length) {
+    const k = summaries.length;
+    const counts: number[] = [];
+    for (let j = 0; j < k; j++) counts.push(r.uvarint());
+    const cols: number[][] = [[], [], [], []];
+    for (const col of cols) readValues(r, col, k);
+    summaries.forEach((i, j) => {
+      const s = samples[i]!;
+      s.count = counts[j]!;
+      s.min = cols[0]![j]!;
+      s.max = cols[1]![j]!;
+      s.last = cols[2]![j]!;
+      s.sumsq = cols[3]![j]!;
+    });
   }
   return { account, samples };
 }

@@ -92,3 +92,17 @@ t.test('WAL records round-trip', async (t) => {
   t.equal(rec.account, 12);
   t.same(rec.samples, samples.map((s, i) => ({ ...s, series: [7, 2 ** 33][i] })));
 });
+
+t.test('WAL records of mixed plain and summary samples round-trip; shared times are cheap', async (t) => {
+  const samples = Array.from({ length: 21 }, (_, i) => (i % 4 === 3
+    ? { time: 1_795_276_800, count: i, sum: i * 2.5, min: -i, max: i * 3, last: i, sumsq: i * i * 9.25 }
+    : { time: 1_795_276_800 + (i === 20 ? -5 : 0), count: 1, sum: i * 1.25, min: i * 1.25, max: i * 1.25, last: i * 1.25, sumsq: i * 1.25 * i * 1.25 }));
+  const ids = samples.map((_, i) => 1000 + i * (i % 2 ? 1 : 3));
+  const buf = encodeWal(3, ids, samples);
+  const rec = decodeWal(buf);
+  t.equal(rec.account, 3);
+  t.same(rec.samples, samples.map((s, i) => ({ ...s, series: ids[i] })));
+  const plain = Array.from({ length: 1000 }, (_, i) => ({ time: 1_795_276_800, count: 1, sum: i + 0.25, min: i + 0.25, max: i + 0.25, last: i + 0.25, sumsq: (i + 0.25) ** 2 }));
+  const size = encodeWal(1, plain.map((_, i) => i + 1), plain).length;
+  t.ok(size < 6 * 1000, `1000 plain samples of consecutive series at one time: ${size} bytes`);
+});
