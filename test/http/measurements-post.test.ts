@@ -140,3 +140,19 @@ t.test('recorders may submit, viewers may not', async (t) => {
   t.equal((await s.request('POST', '/v1/measurements', { json: body, auth: viewer })).status, 403);
   t.equal((await s.request('POST', '/v1/measurements', { json: body, auth: null })).status, 401);
 });
+
+t.test('tag sets remembered from earlier requests never leak into a different one', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  const send = (tags: Record<string, unknown>) => post(s, { time: base, measurements: [{ name: 'pos', value: 1, tags }] });
+  t.equal((await send({ host: 'a', dc: 'x' })).status, 200);
+  t.equal((await send({ host: 'a', dc: 'y' })).status, 200);
+  t.equal((await send({ host: 'a' })).status, 200);
+  t.equal((await send({ host: 'a', dc: 'x', rack: 'r1' })).status, 200);
+  t.equal((await send({ host: 'a', dc: 'bad\u0001' })).status, 400, 'an invalid value at a remembered position is still checked');
+  t.equal((await send({ host: 'a', dc: 7 })).status, 200);
+  const q = await query(s, 'pos', `resolution=60&start_time=${base}&end_time=${base}`);
+  t.same(q.body.series.map((x: { tags: Record<string, string> }) => x.tags), [
+    { dc: '7', host: 'a' }, { dc: 'x', host: 'a' }, { dc: 'x', host: 'a', rack: 'r1' }, { dc: 'y', host: 'a' }, { host: 'a' },
+  ]);
+});
