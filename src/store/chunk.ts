@@ -57,23 +57,32 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
   const r = new ByteReader(buf);
   const n = r.uvarint();
   const flags = r.byte();
-  const times: number[] = [];
+  // times are sorted: the kept points are one index range [a, b); only they are stored
+  const t: number[] = [];
+  let a = n;
+  let b = n;
   if (n > 0) {
-    let t = windowStart + r.uvarint();
-    times.push(t);
-    while (times.length < n) {
+    let time = windowStart + r.uvarint();
+    let i = 0;
+    const keep = () => {
+      if (time < from) return;
+      if (time >= to) { if (b === n) b = i; return; }
+      if (a === n) a = i;
+      t.push(time);
+    };
+    keep();
+    i = 1;
+    while (i < n) {
       const delta = r.uvarint();
       const run = r.uvarint();
-      if (run === 0 || times.length + run > n) throw new RangeError('bad time run in chunk');
-      for (let k = 0; k < run; k++) times.push((t += delta));
+      if (run === 0 || i + run > n) throw new RangeError('bad time run in chunk');
+      for (let k = 0; k < run; k++, i++) {
+        time += delta;
+        keep();
+      }
     }
   }
-  // times are sorted: the kept points are one index range
-  let a = 0;
-  while (a < n && times[a]! < from) a++;
-  let b = a;
-  while (b < n && times[b]! < to) b++;
-  const t = a === 0 && b === n ? times : times.slice(a, b);
+  if (a === n) b = n; // nothing kept
   const sum: number[] = [];
   readValues(r, sum, n, a, b);
   if (flags & SUMMARY) {

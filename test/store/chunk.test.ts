@@ -106,3 +106,16 @@ t.test('WAL records of mixed plain and summary samples round-trip; shared times 
   const size = encodeWal(1, plain.map((_, i) => i + 1), plain).length;
   t.ok(size < 6 * 1000, `1000 plain samples of consecutive series at one time: ${size} bytes`);
 });
+
+t.test('decoding a time range keeps exactly the points inside it', async (t) => {
+  const win = 1_795_276_800;
+  const p = emptyPoints();
+  for (let i = 0; i < 50; i++) pushPoint(p, win + i * 60 + (i > 30 ? 7 : 0), { count: 1 + (i % 3), sum: i * 1.5, min: i - 1, max: i + 1, last: i, sumsq: i * i * 3 });
+  const buf = encodeChunk(p, win);
+  const full = decodeChunk(buf, win);
+  for (const [from, to] of [[win, win + 600], [win + 1799, win + 1900], [win + 5000, win + 9000], [0, win], [win + 60, win + 61]]) {
+    const cut = decodeChunk(buf, win, from, to);
+    const idx = full.t.map((x, i) => (x >= from! && x < to! ? i : -1)).filter((i) => i >= 0);
+    t.same(cut, { t: idx.map((i) => full.t[i]), count: idx.map((i) => full.count[i]), sum: idx.map((i) => full.sum[i]), min: idx.map((i) => full.min[i]), max: idx.map((i) => full.max[i]), last: idx.map((i) => full.last[i]), sumsq: idx.map((i) => full.sumsq[i]) }, `[${from! - win}, ${to! - win})`);
+  }
+});
