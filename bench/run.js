@@ -5,7 +5,7 @@
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
 // BENCH_QUERY_REPEAT (25).
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,5 +180,7 @@ Workload: one metric, ${SERIES} series (host, region x5, svc), ${POINTS} points 
 ${runs.map((r) => `| ${r.run} | ${Math.round(r.samplesPerSecond).toLocaleString('en')} | ${f(r.cpuPerMillion, 2)} | ${f(r.rssMb, 0)} | ${f(r.bytesPerSample, 2)} | ${f(r.latency.Q1.p50)} | ${f(r.latency.Q2.p50)} | ${f(r.latency.Q3.p50)} | ${f(r.latency.Q4.p50)} |`).join('\n')}
 `;
 const out = process.env.BENCH_OUT ?? join(root, 'docs/benchmarks.md');
-writeFileSync(out, md + (process.env.BENCH_NOTES ? `\n${readFileSync(process.env.BENCH_NOTES, 'utf8')}` : ''));
+// the hand-written analysis (what falls short, what the profile shows) follows the figures
+const notes = join(root, 'bench/notes.md');
+writeFileSync(out, md + (existsSync(notes) ? `\n${readFileSync(notes, 'utf8')}` : ''));
 console.log(md);

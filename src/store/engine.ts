@@ -18,7 +18,7 @@ import { SeriesIndex, tagKey, type SeriesRecord, type SeriesRef } from './series
 import { Head, type HeadChunk } from './head.js';
 import { encodeChunk, decodeChunk } from './chunk.js';
 import { decodeWal, encodeWal } from './wal.js';
-import { rollUp, sortMerge, type Points } from './points.js';
+import { rollUp, sortMerge, type Points, type Summary } from './points.js';
 import { ChunkCatalog } from './catalog.js';
 import {
   TIERS, WINDOW, chunkKey, headKey, parseChunkKey, parseHeadKey, seriesKey, seriesRange, walKey, windowOf, type Tier,
@@ -41,6 +41,9 @@ export interface EngineOptions {
    */
   shareRaw60: boolean;
 }
+
+/** Sealed chunks kept in memory before a checkpoint is started early. */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 /** A raw part stored empty: its points are the 60 s part with the next part number. */
 export const SHARED_WITH_60: Buffer = Buffer.alloc(0);
@@ -82,6 +85,8 @@ export class Engine implements SeriesStore {
   private headDeletes: string[] = [];
   private walSeqs: number[] = [];
   private walBytes = 0;
+  /** bytes of sealed chunks waiting for the next checkpoint */
+  private pendingBytes = 0;
   private seq = 0;
   private nextSeries = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -167,7 +172,11 @@ export class Engine implements SeriesStore {
     // Enqueue this record before any checkpoint that deletes it: the commit queue writes
     // in order, and a delete queued ahead of its put would leave the record to replay twice.
     const written = this.commit.write(ops);
-    if (this.walBytes > this.opts.checkpointWalBytes) void this.checkpoint().catch((err) => this.log.error({ err }, 'checkpoint failed'));
+    // sealed chunks wait in memory for a checkpoint: bound that memory too
+    if (this.walBytes > this.opts.checkpointWalBytes || this.pendingBytes > MAX_PENDING_BYTES) {
+      this.walBytes = this.pendingBytes = 0; // one checkpoint per crossing, not one per append
+      void this.checkpoint().catch((err) => this.log.error({ err }, 'checkpoint failed'));
+    }
     return written;
   }
 
@@ -187,7 +196,7 @@ export class Engine implements SeriesStore {
     return ref;
   }
 
-  private appendPoint(account: number, series: number, t: number, s: Sample | { count: number; sum: number; min: number; max: number; last: number; sumsq: number }): void {
+  private appendPoint(account: number, series: number, t: number, s: Summary): void {
     const w = windowOf(t);
     let c = this.current[series];
     if (c === undefined || c.window !== w) {
@@ -219,6 +228,7 @@ export class Engine implements SeriesStore {
       if (!bySeries) this.pending.set(c.series, (bySeries = new Map()));
       const buf = tier === 0 && shared ? SHARED_WITH_60 : encodeChunk(p, window);
       bySeries.set(key, { key, series: c.series, tier, window, part, buf });
+      this.pendingBytes += buf.length;
     }
     if (c.snapshotted) this.headDeletes.push(headKey(c.account, c.series, c.window));
   }
@@ -348,6 +358,7 @@ export class Engine implements SeriesStore {
     for (const seq of this.walSeqs) ops.push({ type: 'del', sublevel: this.wal, key: walKey(seq) });
     this.walSeqs = [];
     this.walBytes = 0;
+    this.pendingBytes = 0;
     if (ops.length === 0) return;
     ops.push({ type: 'put', sublevel: this.meta, key: 'seq', value: this.seq });
     await this.commit.write(ops);
