@@ -96,6 +96,23 @@ async function oneRun(n) {
   const end = Math.floor(Date.now() / 1000 / 60) * 60;
 
   const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, user, pass, SERIES, POINTS, BATCH, CONCURRENCY, end], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // BENCH_TRACE_MEM=1: sample the server's own memory figures while it ingests
+  let memTrace = null;
+  if (process.env.BENCH_TRACE_MEM) {
+    const peak = {};
+    memTrace = setInterval(async () => {
+      try {
+        const text = await new Promise((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
+          let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b));
+        }).on('error', reject));
+        for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']) {
+          const m = new RegExp(`^(?:gaugeway_)?${name} (\\S+)`, 'm').exec(text);
+          if (m) peak[name] = Math.max(peak[name] ?? 0, Number(m[1]) / 1048576);
+        }
+        console.error('mem', JSON.stringify(Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v)]))));
+      } catch { /* next time */ }
+    }, 2000);
+  }
   const ingest = await new Promise((resolve, reject) => {
     let cpu0 = 0;
     lines(load.stdout, (line) => {
@@ -106,6 +123,7 @@ async function oneRun(n) {
     });
     load.once('exit', (code) => { if (code) reject(new Error(`load generator exited with ${code}`)); });
   });
+  if (memTrace) clearInterval(memTrace);
   const rss = peakRssMb(child.pid);
   await stopServer(child);
   execFileSync(process.execPath, [join(root, 'bin/gaugeway.js'), 'store', 'compact', '--config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
