@@ -103,3 +103,35 @@ t.test('minute-aligned raw windows share their 60 s chunk; retention merges part
   await b.engine.close();
   await b.crash();
 });
+
+t.test('the retention pass deletes chunks past their tier\'s retention, and only those', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const day = 86400;
+  const base = Math.floor(Date.now() / 1000 / day) * day - 3 * day;
+  const a = await open(dir, { sealIdleMs: 0 });
+  // a whole day, three days ago, at whole minutes: raw, 60 s, 900 s and 3600 s parts
+  for (let i = 0; i < 1440; i += 10) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i)]);
+  await a.engine.checkpoint();
+  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
+  const read = async (tier: 0 | 60 | 900 | 3600) => (await a.engine.read(1, [ref.id], tier, base, base + day))[0]!.t.length;
+  t.equal(await read(0), 144);
+  t.equal(await read(3600), 24);
+  const { RetentionJob } = await import('../../src/store/retention.js');
+  const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
+    sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
+    // raw and 60 s keep 2 days (so this day is gone), 900 s and 3600 s keep a year
+    retention: { raw: 2 * day, '60': 2 * day, '900': 365 * day, '3600': 365 * day },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+  }), log);
+  const r = await job.run();
+  t.ok(r.expired > 0, `chunks expired (${r.expired})`);
+  t.equal(await read(0), 0, 'raw points are gone');
+  t.equal(await read(60), 0, '60 s points are gone');
+  t.equal(await read(900), 96, '900 s points stay');
+  t.equal(await read(3600), 24, '3600 s points stay');
+  const left = await a.engine.chunks.keys().all();
+  t.ok(left.every((k) => !k.includes('!r') && !k.includes('!a')), 'no raw or 60 s key is left in LevelDB');
+  await a.engine.close();
+  await a.crash();
+});
