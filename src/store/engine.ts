@@ -246,14 +246,16 @@ export class Engine implements SeriesStore {
     const fromW = windowOf(from, tier);
     const toW = windowOf(to - 1, tier);
     const step = tier === 0 ? 0 : tier;
-    // Synchronously: stored keys from the catalog, pending chunks and head points, so a
-    // checkpoint landing meanwhile cannot make a chunk count twice or not at all.
+    // Synchronously, what to read: stored keys from the catalog, pending chunks and head
+    // windows, so a checkpoint landing meanwhile cannot make a chunk count twice or not
+    // at all. Only references are taken here; decoding waits until after the LevelDB
+    // read, so nothing big is allocated across the await (it would outlive a young-GC).
     const keys: string[] = [];
     const keyOwner: number[] = [];
     const keyWindow: number[] = [];
     const keyPart: number[] = [];
-    const stored: { part: number; points: Points }[][] = series.map(() => []);
-    const memory: Points[][] = series.map(() => []);
+    const pendingParts: { owner: number; part: number; window: number; buf: Buffer }[] = [];
+    const heads: (HeadChunk[] | undefined)[] = new Array(series.length);
     series.forEach((id, n) => {
       const ref = this.index.byId.get(id);
       if (!ref || ref.account !== account || to <= from) return;
@@ -268,14 +270,14 @@ export class Engine implements SeriesStore {
         for (const p of pend.values()) {
           if (p.tier !== tier || p.window < fromW || p.window > toW) continue;
           const buf = p.buf.length ? p.buf : pend.get(chunkKey(account, 60, id, p.window, p.part + 1))?.buf;
-          if (buf) stored[n]!.push({ part: p.part, points: decodeChunk(buf, p.window, from, to) });
+          if (buf) pendingParts.push({ owner: n, part: p.part, window: p.window, buf });
         }
       }
       const windows = this.head.get(id);
       if (windows) {
         for (const c of windows.values()) {
-          if (c.window + WINDOW <= from || c.window >= to) continue;
-          memory[n]!.push(c.range(from, to, step));
+          // a window sealed while we wait keeps its columns: reading it later is safe
+          if (c.window + WINDOW > from && c.window < to) (heads[n] ??= []).push(c);
         }
       }
     });
@@ -287,15 +289,18 @@ export class Engine implements SeriesStore {
       const twins = await this.pts.getMany(shared.map((i) => chunkKey(account, 60, series[keyOwner[i]!]!, keyWindow[i]!, keyPart[i]! + 1)));
       shared.forEach((i, j) => { bufs[i] = twins[j]; });
     }
+    const stored: ({ part: number; points: Points }[] | undefined)[] = new Array(series.length);
     for (let i = 0; i < keys.length; i++) {
       const buf = bufs[i];
       if (!buf) continue; // merged or expired meanwhile
-      stored[keyOwner[i]!]!.push({ part: keyPart[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to) });
+      (stored[keyOwner[i]!] ??= []).push({ part: keyPart[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to) });
     }
+    for (const p of pendingParts) (stored[p.owner] ??= []).push({ part: p.part, points: decodeChunk(p.buf, p.window, from, to) });
     return series.map((_, n) => {
-      const parts = stored[n]!.sort((a, b) => a.part - b.part).map((p) => p.points);
+      const parts = (stored[n] ?? []).sort((a, b) => a.part - b.part).map((p) => p.points);
       // head points are the newest writes of their windows
-      return sortMerge([...parts, ...memory[n]!.sort((a, b) => (a.t[0] ?? 0) - (b.t[0] ?? 0))]);
+      const memory = (heads[n] ?? []).sort((a, b) => a.window - b.window).map((c) => c.range(from, to, step));
+      return sortMerge(parts.length === 0 && memory.length === 1 ? memory : [...parts, ...memory]);
     });
   }
 

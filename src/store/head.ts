@@ -126,38 +126,54 @@ export class HeadChunk {
   /** Buckets of `step` seconds straight from the typed columns (sorted chunks only). */
   private rolledUp(a: number, b: number, step: number): Points {
     const out: Points = { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
+    if (a >= b) return out;
     const w = this.window;
+    const dt = this.dt;
+    const v = this.v;
     const cx = this.cx;
-    let k = -1;
+    // the open bucket, in locals; pushed when the next bucket starts
     let bucket = NaN;
+    let count = 0;
+    let sum = 0;
+    let min = 0;
+    let max = 0;
+    let last = 0;
+    let sumsq = 0;
+    const flush = () => {
+      out.t.push(bucket);
+      out.count.push(count);
+      out.sum.push(sum);
+      out.min.push(min);
+      out.max.push(max);
+      out.last.push(last);
+      out.sumsq.push(sumsq);
+    };
     for (let i = a; i < b; i++) {
-      const t = w + this.dt[i]!;
-      const v = this.v[i]!;
-      const count = cx ? cx.count[i]! : 1;
-      const min = cx ? cx.min[i]! : v;
-      const max = cx ? cx.max[i]! : v;
-      const last = cx ? cx.last[i]! : v;
-      const sumsq = cx ? cx.sumsq[i]! : v * v;
+      const t = w + dt[i]!;
+      const x = v[i]!;
       const start = t - (t % step);
+      const c = cx ? cx.count[i]! : 1;
+      const lo = cx ? cx.min[i]! : x;
+      const hi = cx ? cx.max[i]! : x;
       if (start !== bucket) {
+        if (count > 0) flush();
         bucket = start;
-        k++;
-        out.t.push(start);
-        out.count.push(count);
-        out.sum.push(v);
-        out.min.push(min);
-        out.max.push(max);
-        out.last.push(last);
-        out.sumsq.push(sumsq);
+        count = c;
+        sum = x;
+        min = lo;
+        max = hi;
+        last = cx ? cx.last[i]! : x;
+        sumsq = cx ? cx.sumsq[i]! : x * x;
         continue;
       }
-      out.count[k]! += count;
-      out.sum[k]! += v;
-      if (min < out.min[k]!) out.min[k] = min;
-      if (max > out.max[k]!) out.max[k] = max;
-      out.last[k] = last;
-      out.sumsq[k]! += sumsq;
+      count += c;
+      sum += x;
+      if (lo < min) min = lo;
+      if (hi > max) max = hi;
+      last = cx ? cx.last[i]! : x;
+      sumsq += cx ? cx.sumsq[i]! : x * x;
     }
+    flush();
     return out;
   }
 
