@@ -130,7 +130,6 @@ export class Engine implements SeriesStore {
       if (!this.index.byId.has(k.series)) continue;
       const c = this.head.chunk(k.account, k.series, k.window);
       c.load(decodeChunk(buf, k.window));
-      this.head.points += c.size;
       c.dirty = false;
       c.snapshotted = true;
       snapshots++;
@@ -206,9 +205,7 @@ export class Engine implements SeriesStore {
       const newest = this.current[series];
       if (newest === undefined || newest.window <= w || !this.head.get(series)?.has(newest.window)) this.current[series] = c;
     }
-    const before = c.size;
     c.append(t, s);
-    this.head.points += c.size - before;
   }
 
   /** Encodes a head window and its rollups into pending chunks for the next checkpoint. */
@@ -398,14 +395,6 @@ export class Engine implements SeriesStore {
 
   hasOpenWindow(series: number, window: number): boolean {
     return this.head.get(series)?.has(window) === true || this.pending.get(series) !== undefined;
-  }
-
-  get seriesCount(): number {
-    return this.index.byId.size;
-  }
-
-  get headPoints(): number {
-    return this.head.points;
   }
 
   async close(): Promise<void> {

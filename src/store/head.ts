@@ -1,6 +1,7 @@
-// The head: points of open windows, in memory, per series. Plain samples cost two
-// numbers (time, value); summary columns are allocated only when a series receives a
-// summary. Durability comes from the WAL and the head snapshots written at checkpoints.
+// The head: points of open windows, in memory, per series. A plain sample costs ten
+// bytes (a 16-bit time offset and a float64); summary columns are allocated only when a
+// series receives a summary. Durability comes from the WAL and the head snapshots
+// written at checkpoints.
 import { copyPoint, emptyPoints, rollUp, sortMerge, type Points, type Summary } from './points.js';
 import { isPlainSummary } from './wal.js';
 
@@ -221,7 +222,6 @@ export class HeadChunk {
 /** Head chunks by series, then window. */
 export class Head {
   readonly series = new Map<number, Map<number, HeadChunk>>();
-  points = 0;
 
   get(series: number): Map<number, HeadChunk> | undefined {
     return this.series.get(series);
@@ -240,7 +240,6 @@ export class Head {
     if (!byWindow || byWindow.get(chunk.window) !== chunk) return;
     byWindow.delete(chunk.window);
     if (byWindow.size === 0) this.series.delete(chunk.series);
-    this.points -= chunk.size;
   }
 
   *chunks(): Generator<HeadChunk> {

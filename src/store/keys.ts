@@ -32,12 +32,6 @@ export function chunkKey(account: number, tier: Tier, series: number, window: nu
   return `${account}!${TIER_CHAR[tier]}${hex8(series)}${hex8(window)}${hex12(part)}`;
 }
 
-/** Range of chunk keys of one series and tier whose window lies in [fromWindow, toWindow]. */
-export function chunkRange(account: number, tier: Tier, series: number, fromWindow: number, toWindow: number): { gte: string; lt: string } {
-  const p = `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
-  return { gte: p + hex8(fromWindow), lt: p + hex8(toWindow) + '~' };
-}
-
 /** Every chunk key of one series in one tier. */
 export function seriesRange(account: number, tier: Tier, series: number): { gte: string; lt: string } {
   const p = `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
