@@ -52,8 +52,9 @@ export function tagsFromQuery(params: URLSearchParams): Map<string, string[]> | 
       for (const [k, vs] of parseTagsObject(v)) for (const x of vs) add(k, x);
       continue;
     }
+    if (!key.startsWith('tags[')) continue;
     const m = /^tags\[([^\]]*)\](\[\d*\])?$/.exec(key);
-    if (!m) continue;
+    if (!m) throw paramError('tags', `${JSON.stringify(key.slice(0, 70))} is not tags[name]=pattern or tags[name][]=pattern`);
     seen = true;
     add(m[1]!, value);
   }
