@@ -10,6 +10,7 @@ usage: gaugeway <command> [options]
   accounts create|list|disable|enable ...                        manage accounts
   tokens create|list|disable|enable|rotate ...                   manage API tokens
   store repair [--config FILE] [--data-dir DIR]                  repair a database that will not open (service stopped)
+  store compact [--config FILE] [--data-dir DIR]                 expire, merge and compact chunks now (service stopped)
   version                                                        print the version
 
 The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,

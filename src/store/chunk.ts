@@ -1,0 +1,106 @@
+// A chunk: the points of one series in one time window of one tier, in one LevelDB
+// value. Layout (docs/storage.md):
+//   uvarint n | byte flags (bit 0: summary columns present)
+//   times: uvarint (t0 - windowStart), then runs of (uvarint delta, uvarint repeat)
+//   sum column (the value itself for plain samples)
+//   [flags & 1] count column as uvarints, then min, max, last, sumsq columns
+// A chunk of plain samples (count 1, so min = max = last = sum and sumsq = sum^2) stores
+// only times and values. Input must be sorted with distinct times (sortMerge).
+import { ByteReader, ByteWriter } from './bytes.js';
+import type { Points } from './points.js';
+import { readValues, writeValues } from './values.js';
+
+const SUMMARY = 1;
+
+const writer = new ByteWriter(64 * 1024);
+
+function isPlain(p: Points): boolean {
+  for (let i = 0; i < p.t.length; i++) {
+    const s = p.sum[i]!;
+    if (p.count[i] !== 1 || !Object.is(p.min[i], s) || !Object.is(p.max[i], s) || !Object.is(p.last[i], s) || !Object.is(p.sumsq[i], s * s)) return false;
+  }
+  return true;
+}
+
+export function encodeChunk(p: Points, windowStart: number): Buffer {
+  const w = writer;
+  w.reset();
+  const n = p.t.length;
+  const plain = isPlain(p);
+  w.uvarint(n);
+  w.byte(plain ? 0 : SUMMARY);
+  if (n > 0) {
+    w.uvarint(p.t[0]! - windowStart);
+    let i = 1;
+    while (i < n) {
+      const delta = p.t[i]! - p.t[i - 1]!;
+      let run = 1;
+      while (i + run < n && p.t[i + run]! - p.t[i + run - 1]! === delta) run++;
+      w.uvarint(delta);
+      w.uvarint(run);
+      i += run;
+    }
+  }
+  writeValues(w, p.sum, n);
+  if (!plain) {
+    for (let i = 0; i < n; i++) w.uvarint(p.count[i]!);
+    writeValues(w, p.min, n);
+    writeValues(w, p.max, n);
+    writeValues(w, p.last, n);
+    writeValues(w, p.sumsq, n);
+  }
+  return w.finish();
+}
+
+/** Points of a chunk with from <= t < to (all by default). */
+export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infinity, to = Infinity): Points {
+  const r = new ByteReader(buf);
+  const n = r.uvarint();
+  const flags = r.byte();
+  // times are sorted: the kept points are one index range [a, b); only they are stored
+  const t: number[] = [];
+  let a = n;
+  let b = n;
+  if (n > 0) {
+    let time = windowStart + r.uvarint();
+    let i = 0;
+    const keep = () => {
+      if (time < from) return;
+      if (time >= to) { if (b === n) b = i; return; }
+      if (a === n) a = i;
+      t.push(time);
+    };
+    keep();
+    i = 1;
+    while (i < n) {
+      const delta = r.uvarint();
+      const run = r.uvarint();
+      if (run === 0 || i + run > n) throw new RangeError('bad time run in chunk');
+      for (let k = 0; k < run; k++, i++) {
+        time += delta;
+        keep();
+      }
+    }
+  }
+  if (a === n) b = n; // nothing kept
+  const sum: number[] = [];
+  readValues(r, sum, n, a, b);
+  if (flags & SUMMARY) {
+    const count: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const c = r.uvarint();
+      if (i >= a && i < b) count.push(c);
+    }
+    const min: number[] = [];
+    const max: number[] = [];
+    const last: number[] = [];
+    const sumsq: number[] = [];
+    readValues(r, min, n, a, b);
+    readValues(r, max, n, a, b);
+    readValues(r, last, n, a, b);
+    readValues(r, sumsq, n, a, b);
+    return { t, count, sum, min, max, last, sumsq };
+  }
+  // plain points: min = max = last = the value (shared arrays, never mutated in place)
+  return { t, count: new Array<number>(b - a).fill(1), sum, min: sum, max: sum, last: sum, sumsq: sum.map((v) => v * v) };
+}

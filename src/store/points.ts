@@ -1,0 +1,138 @@
+// Points as summaries, column by column: every point carries count, sum, min, max, last
+// and the sum of squares, so every summary function works at every tier, and two points
+// (or two partial chunks) for the same time merge without loss.
+
+export interface Points {
+  t: number[];
+  count: number[];
+  sum: number[];
+  min: number[];
+  max: number[];
+  last: number[];
+  sumsq: number[];
+}
+
+export function emptyPoints(): Points {
+  return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
+}
+
+/** One summary point; `last` of the later-written point wins on merge. */
+export interface Summary {
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  last: number;
+  sumsq: number;
+}
+
+export function pushPoint(p: Points, t: number, s: Summary): void {
+  p.t.push(t);
+  p.count.push(s.count);
+  p.sum.push(s.sum);
+  p.min.push(s.min);
+  p.max.push(s.max);
+  p.last.push(s.last);
+  p.sumsq.push(s.sumsq);
+}
+
+/** Merges point j of `src` into point i of `dst` (same time; src written later). */
+export function mergeInto(dst: Points, i: number, src: Points, j: number): void {
+  dst.count[i]! += src.count[j]!;
+  dst.sum[i]! += src.sum[j]!;
+  if (src.min[j]! < dst.min[i]!) dst.min[i] = src.min[j]!;
+  if (src.max[j]! > dst.max[i]!) dst.max[i] = src.max[j]!;
+  dst.last[i] = src.last[j]!;
+  dst.sumsq[i]! += src.sumsq[j]!;
+}
+
+/**
+ * Points sorted by time with equal times merged. `parts` are in write order, so a later
+ * part's `last` wins; within a part, a later index is a later write.
+ */
+export function sortMerge(parts: Points[]): Points {
+  const filled = parts.filter((p) => p.t.length > 0);
+  if (filled.length === 0) return emptyPoints();
+  // the common cases: one in-order part, or in-order parts one after another
+  let disjoint = true;
+  for (let i = 0; i < filled.length && disjoint; i++) {
+    const t = filled[i]!.t;
+    if (!isStrictlySorted(t) || (i > 0 && filled[i - 1]!.t[filled[i - 1]!.t.length - 1]! >= t[0]!)) disjoint = false;
+  }
+  if (disjoint) return filled.length === 1 ? filled[0]! : concat(filled);
+  const order: { part: number; idx: number; t: number }[] = [];
+  for (let p = 0; p < parts.length; p++) {
+    const pt = parts[p]!.t;
+    for (let i = 0; i < pt.length; i++) order.push({ part: p, idx: i, t: pt[i]! });
+  }
+  // stable sort keeps write order among equal times
+  order.sort((a, b) => a.t - b.t);
+  const out = emptyPoints();
+  for (const o of order) {
+    const src = parts[o.part]!;
+    const n = out.t.length;
+    if (n > 0 && out.t[n - 1] === o.t) mergeInto(out, n - 1, src, o.idx);
+    else copyPoint(out, src, o.idx);
+  }
+  return out;
+}
+
+function concat(parts: Points[]): Points {
+  let total = 0;
+  for (const p of parts) total += p.t.length;
+  const out: Points = {
+    t: new Array<number>(total), count: new Array<number>(total), sum: new Array<number>(total), min: new Array<number>(total),
+    max: new Array<number>(total), last: new Array<number>(total), sumsq: new Array<number>(total),
+  };
+  let at = 0;
+  for (const p of parts) {
+    for (let i = 0; i < p.t.length; i++, at++) {
+      out.t[at] = p.t[i]!;
+      out.count[at] = p.count[i]!;
+      out.sum[at] = p.sum[i]!;
+      out.min[at] = p.min[i]!;
+      out.max[at] = p.max[i]!;
+      out.last[at] = p.last[i]!;
+      out.sumsq[at] = p.sumsq[i]!;
+    }
+  }
+  return out;
+}
+
+export function copyPoint(dst: Points, src: Points, i: number): void {
+  dst.t.push(src.t[i]!);
+  dst.count.push(src.count[i]!);
+  dst.sum.push(src.sum[i]!);
+  dst.min.push(src.min[i]!);
+  dst.max.push(src.max[i]!);
+  dst.last.push(src.last[i]!);
+  dst.sumsq.push(src.sumsq[i]!);
+}
+
+function alignedTo(t: number[], step: number): boolean {
+  for (let i = 0; i < t.length; i++) if (t[i]! % step !== 0 || (i > 0 && t[i]! <= t[i - 1]!)) return false;
+  return true;
+}
+
+/** Whether points are already sorted with distinct times (the common, in-order case). */
+export function isStrictlySorted(t: number[]): boolean {
+  for (let i = 1; i < t.length; i++) if (t[i]! <= t[i - 1]!) return false;
+  return true;
+}
+
+/** Buckets of `step` seconds (times floored), each the merge of its points. Input sorted. */
+export function rollUp(p: Points, step: number): Points {
+  if (alignedTo(p.t, step)) return p; // already one point a bucket
+  const out = emptyPoints();
+  for (let i = 0; i < p.t.length; i++) {
+    const t = p.t[i]!;
+    const b = Math.floor(t / step) * step;
+    const n = out.t.length;
+    if (n > 0 && out.t[n - 1] === b) mergeInto(out, n - 1, p, i);
+    else {
+      copyPoint(out, p, i);
+      out.t[n] = b;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,137 @@
+// The engine below HTTP: a "crash" is closing LevelDB without the engine's final
+// checkpoint, then opening a new engine over the same directory.
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../src/store/db.js';
+import { CommitQueue } from '../../src/store/commit.js';
+import { Engine, type EngineOptions } from '../../src/store/engine.js';
+import { createLogger } from '../../src/log.js';
+import { valueSample } from '../../src/ingest/sample.js';
+
+const log = createLogger('silent');
+
+async function open(dir: string, opts: Partial<EngineOptions> = {}) {
+  const store = await Store.open(dir, { sync: false });
+  const commit = new CommitQueue(store.db, false);
+  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, shareRaw60: true, ...opts });
+  const crash = async () => { await commit.idle(); await store.close(); };
+  return { store, engine, crash };
+}
+
+const tags = Object.freeze([Object.freeze(['host', 'a'] as const)]);
+
+t.test('a checkpoint triggered by an append never drops that append\'s WAL record early', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3 * 86400;
+  // a tiny WAL threshold: every append triggers a checkpoint
+  const a = await open(dir, { checkpointWalBytes: 65536 / 1024 });
+  for (let i = 0; i < 50; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 3600, i)]);
+  await a.crash();
+  const b = await open(dir);
+  const ref = b.engine.select(1, 'm', { op: 'all' })[0]!;
+  const p = (await b.engine.read(1, [ref.id], 0, base, base + 50 * 3600))[0]!;
+  t.same(p.t.length, 50);
+  t.ok(p.count.every((c) => c === 1), 'every point counted once after replay');
+  t.same(p.sum, Array.from({ length: 50 }, (_, i) => i));
+  await b.engine.close();
+  await b.crash();
+});
+
+t.test('reads merge stored parts, pending chunks and the head; rollups match raw', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
+  const a = await open(dir);
+  // two windows in order, then a late point into the first (a second part of it)
+  for (let i = 0; i < 720; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, 1)]);
+  await a.engine.checkpoint();
+  await a.engine.append(1, [valueSample('m', tags, base + 30, 5)]);
+  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
+  const raw = (await a.engine.read(1, [ref.id], 0, base, base + 43200))[0]!;
+  t.equal(raw.t.length, 721);
+  const hourly = (await a.engine.read(1, [ref.id], 3600, base, base + 43200))[0]!;
+  t.same(hourly.t.length, 12);
+  t.same(hourly.count[0], 61);
+  t.same(hourly.sum[0], 65);
+  t.same(hourly.max[0], 5);
+  await a.engine.close();
+  await a.crash();
+  const b = await open(dir);
+  const again = (await b.engine.read(1, [ref.id], 3600, base, base + 43200))[0]!;
+  t.same(again, hourly, 'the same after a clean restart');
+  await b.engine.close();
+  await b.crash();
+});
+
+t.test('minute-aligned raw windows share their 60 s chunk; retention merges parts without losing any', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
+  const a = await open(dir, { sealIdleMs: 0 });
+  for (let i = 0; i < 720; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i % 7)]);
+  await a.engine.checkpoint();
+  await a.engine.append(1, [valueSample('m', tags, base + 30, 100)]);
+  await a.engine.checkpoint();
+  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
+  const keys = await a.engine.chunks.keys().all();
+  const values = await a.engine.chunks.getMany(keys);
+  t.ok(values.some((v) => v?.length === 0), 'some raw part is stored as its 60 s twin');
+  const raw = (await a.engine.read(1, [ref.id], 0, base, base + 43200))[0]!;
+  const minute = (await a.engine.read(1, [ref.id], 60, base, base + 43200))[0]!;
+  t.equal(raw.t.length, 721);
+  t.equal(raw.sum[1], 100, 'the late point sits between the first two');
+  t.equal(minute.t.length, 720);
+  t.same(minute.sum[0], 100, 'the late point merged into the first minute');
+
+  const { RetentionJob } = await import('../../src/store/retention.js');
+  const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
+    sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
+    retention: { raw: 30 * 86400, '60': 30 * 86400, '900': 30 * 86400, '3600': 30 * 86400 },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+  }), log);
+  const r = await job.run();
+  t.ok(r.merged >= 2, `raw parts merged (${r.merged})`);
+  t.same((await a.engine.read(1, [ref.id], 0, base, base + 43200))[0], raw, 'raw reads the same after merging');
+  t.same((await a.engine.read(1, [ref.id], 60, base, base + 43200))[0], minute, '60 s reads the same');
+  await a.engine.close();
+  await a.crash();
+  const b = await open(dir);
+  t.same((await b.engine.read(1, [ref.id], 0, base, base + 43200))[0], raw, 'and after a restart');
+  await b.engine.close();
+  await b.crash();
+});
+
+t.test('the retention pass deletes chunks past their tier\'s retention, and only those', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const day = 86400;
+  const base = Math.floor(Date.now() / 1000 / day) * day - 3 * day;
+  const a = await open(dir, { sealIdleMs: 0 });
+  // a whole day, three days ago, at whole minutes: raw, 60 s, 900 s and 3600 s parts
+  for (let i = 0; i < 1440; i += 10) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i)]);
+  await a.engine.checkpoint();
+  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
+  const read = async (tier: 0 | 60 | 900 | 3600) => (await a.engine.read(1, [ref.id], tier, base, base + day))[0]!.t.length;
+  t.equal(await read(0), 144);
+  t.equal(await read(3600), 24);
+  const { RetentionJob } = await import('../../src/store/retention.js');
+  const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
+    sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
+    // raw and 60 s keep 2 days (so this day is gone), 900 s and 3600 s keep a year
+    retention: { raw: 2 * day, '60': 2 * day, '900': 365 * day, '3600': 365 * day },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+  }), log);
+  const r = await job.run();
+  t.ok(r.expired > 0, `chunks expired (${r.expired})`);
+  t.equal(await read(0), 0, 'raw points are gone');
+  t.equal(await read(60), 0, '60 s points are gone');
+  t.equal(await read(900), 96, '900 s points stay');
+  t.equal(await read(3600), 24, '3600 s points stay');
+  const left = await a.engine.chunks.keys().all();
+  t.ok(left.every((k) => !k.includes('!r') && !k.includes('!a')), 'no raw or 60 s key is left in LevelDB');
+  await a.engine.close();
+  await a.crash();
+});
