@@ -42,7 +42,7 @@ t.test('a database with a broken manifest pointer: serve names the command, repa
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
 
-  const usage = await runCli(['store', 'compact']);
+  const usage = await runCli(['store', 'defragment']);
   t.equal(usage.code, 2);
 });
 
