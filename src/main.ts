@@ -4,6 +4,7 @@ import { GaugewayError } from './errors.js';
 import { serve } from './cli/serve.js';
 import { checkConfig } from './cli/check-config.js';
 import { accountsCommand, tokensCommand } from './cli/accounts.js';
+import { storeCommand } from './cli/store.js';
 
 const HELP = `gaugeway: a self-hosted metrics service speaking the Librato Metrics v1 API
 
@@ -12,6 +13,7 @@ usage: gaugeway <command> [options]
   check-config [--config FILE] [--print]                         validate a config file
   accounts create|list|disable|enable ...                        manage accounts
   tokens create|list|disable|enable|rotate ...                   manage API tokens
+  store compact [--config FILE]                                  expire, merge and compact chunks now (service stopped)
   version                                                        print the version
 
 The config file is --config, else $GAUGEWAY_CONFIG, else the embedded config/default.yaml.`;
@@ -29,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'check-config': return checkConfig(rest);
       case 'accounts': return await accountsCommand(rest);
       case 'tokens': return await tokensCommand(rest);
+      case 'store': return await storeCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:

@@ -14,6 +14,8 @@ import { ApiError } from './errors.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
 import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
+import { Engine } from './store/engine.js';
+import { RetentionJob } from './store/retention.js';
 
 export interface Runtime {
   config: Config;
@@ -28,6 +30,8 @@ export interface Runtime {
   catalog: MetricCatalog;
   spaces: Spaces;
   annotations: Annotations;
+  /** the time-series engine: series, points, rollups */
+  engine: Engine;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -51,8 +55,15 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const accounts = await AccountDirectory.load(store, commit, config.accounts);
   const jobs = new JobRunner(store, commit, log.child({ component: 'jobs' }));
   const catalog = new MetricCatalog(store, commit);
+  const engine = await Engine.open(store, commit, log.child({ component: 'engine' }), {
+    checkpointMs: config.storage.checkpoint.interval_seconds * 1000,
+    checkpointWalBytes: config.storage.checkpoint.wal_bytes,
+    sealIdleMs: config.storage.checkpoint.seal_idle_seconds * 1000,
+  });
+  catalog.purgeHooks.push((account, names) => engine.purge(account, names));
+  const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
-    config, log, store, commit, disk, accounts, metrics, jobs, catalog,
+    config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine,
     spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type),
     annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
@@ -67,6 +78,10 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     const p = params as { names: string[] };
     return { deleted: await catalog.deleteMany(account, p.names, progress) };
   });
+  retention.schedule();
+  // closers run last-registered first: the retention job stops before the engine closes
+  rt.closers.push(() => engine.close());
+  rt.closers.push(() => retention.stop());
   await jobs.recover();
   return rt;
 }

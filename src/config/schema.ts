@@ -106,6 +106,17 @@ export const configSchema = {
           },
         },
         retention_schedule: { type: 'string', default: '17 3 * * *', description: 'cron expression for expiry + compaction' },
+        checkpoint: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'when the engine writes sealed chunks and head snapshots and trims its write-ahead log',
+          properties: {
+            interval_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60 },
+            wal_bytes: { type: 'integer', minimum: 65536, default: 67108864 },
+            seal_idle_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
+          },
+        },
       },
     },
     log: {

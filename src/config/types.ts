@@ -46,6 +46,8 @@ export interface Config {
     /** retention per tier in seconds; keys 'raw', '60', '900', '3600' */
     retention: { raw: number; '60': number; '900': number; '3600': number };
     retention_schedule: string;
+    /** engine checkpoints: sealed chunks + head snapshots written, WAL trimmed */
+    checkpoint: { interval_seconds: number; wal_bytes: number; seal_idle_seconds: number };
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }

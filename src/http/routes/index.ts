@@ -6,7 +6,8 @@ import { metricsRoutes } from './metrics.js';
 import { jobsRoutes } from './jobs.js';
 import { spacesRoutes } from './spaces.js';
 import { annotationsRoutes } from './annotations.js';
+import { measurementsRoutes } from './measurements.js';
 
 export function apiRouters(rt: Runtime): Router<RequestState>[] {
-  return [metricsRoutes(rt), jobsRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
+  return [metricsRoutes(rt), jobsRoutes(rt), measurementsRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
 }

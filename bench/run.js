@@ -1,0 +1,184 @@
+// `npm run bench`: the issue-3 benchmark. Per run: start a server (child process, fresh
+// data dir, sync on), let bench/load.js replay the workload, read the server's CPU time
+// and peak RSS from /proc, stop it, compact, measure bytes on disk, restart it and time
+// the four queries. Medians of the runs go to docs/benchmarks.md.
+// Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
+// BENCH_QUERY_REPEAT (25).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import { METRIC } from './workload.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SERIES = Number(process.env.BENCH_SERIES ?? 10000);
+const POINTS = Number(process.env.BENCH_POINTS ?? 1440);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
+const REPEAT = Number(process.env.BENCH_QUERY_REPEAT ?? 25);
+const CONCURRENCY = 4;
+const TICK = 100; // USER_HZ for /proc/<pid>/stat
+
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICK; // utime + stime
+}
+
+function peakRssMb(pid) {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]) / 1024;
+}
+
+function lines(stream, onLine) {
+  createInterface({ input: stream }).on('line', onLine);
+}
+
+function startServer(config) {
+  return new Promise((resolve, reject) => {
+    const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
+    const child = spawn(process.execPath, [...flags, join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+    lines(child.stdout, (line) => {
+      try {
+        const rec = JSON.parse(line);
+        if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
+        if (rec.level >= 50) console.error('server:', line);
+      } catch { /* not JSON */ }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+function stopServer(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+function get(port, auth, path) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    https.get({ host: '127.0.0.1', port, path, rejectUnauthorized: false, headers: { authorization: auth } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        if (res.statusCode !== 200) reject(new Error(`${path}: HTTP ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`));
+        else resolve({ ms, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      });
+    }).on('error', reject);
+  });
+}
+
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))]; };
+const median = (xs) => pct(xs, 0.5);
+
+async function oneRun(n) {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, [
+    `data_dir: ${dir}`,
+    'http:', '  listen: "127.0.0.1:0"',
+    'log:', '  level: info',
+    'limits:', '  body_bytes: 16777216', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
+    'storage:', '  sync: true',
+  ].join('\n'));
+  let { child, port } = await startServer(config);
+  const creds = readFileSync(join(dir, 'initial-credentials'), 'utf8');
+  const user = /^email: (.*)$/m.exec(creds)[1];
+  const pass = /^token: (.*)$/m.exec(creds)[1];
+  const auth = 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
+  const end = Math.floor(Date.now() / 1000 / 60) * 60;
+
+  const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, user, pass, SERIES, POINTS, BATCH, CONCURRENCY, end], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const ingest = await new Promise((resolve, reject) => {
+    let cpu0 = 0;
+    lines(load.stdout, (line) => {
+      const ev = JSON.parse(line);
+      if (ev.event === 'ready') { cpu0 = cpuSeconds(child.pid); load.stdin.write('go\n'); }
+      if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(child.pid) - cpu0 });
+      if (ev.event === 'error') reject(new Error(ev.message));
+    });
+    load.once('exit', (code) => { if (code) reject(new Error(`load generator exited with ${code}`)); });
+  });
+  const rss = peakRssMb(child.pid);
+  await stopServer(child);
+  execFileSync(process.execPath, [join(root, 'bin/gaugeway.js'), 'store', 'compact', '--config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const bytes = Number(execFileSync('du', ['-sb', join(dir, 'db')]).toString().split('\t')[0]);
+
+  ({ child, port } = await startServer(config));
+  const base = `/v1/measurements/${METRIC}?end_time=${end}`;
+  const queries = {
+    Q1: `${base}&duration=86400&resolution=60&tags[host]=host-7`,
+    Q2: `${base}&duration=86400&resolution=3600&summary_function=mean&tags[host]=host-7`,
+    Q3: `${base}&duration=3600&resolution=60&group_by=region&group_by_function=sum`,
+    Q4: `${base}&duration=86400&resolution=3600&group_by=region&group_by_function=sum&summary_function=mean`,
+  };
+  const latency = {};
+  for (const [name, path] of Object.entries(queries)) {
+    const check = await get(port, auth, path);
+    const points = check.body.series.reduce((a, s) => a + s.measurements.length, 0);
+    await get(port, auth, path);
+    const ms = [];
+    for (let i = 0; i < REPEAT; i++) ms.push((await get(port, auth, path)).ms);
+    latency[name] = { p50: median(ms), p99: pct(ms, 0.99), series: check.body.series.length, points };
+  }
+  await stopServer(child);
+  rmSync(dir, { recursive: true, force: true });
+  const r = {
+    run: n,
+    samplesPerSecond: ingest.samples / ingest.seconds,
+    cpuPerMillion: ingest.cpu / (ingest.samples / 1e6),
+    rssMb: rss,
+    bytesPerSample: bytes / ingest.samples,
+    latency,
+  };
+  console.log(JSON.stringify(r));
+  return r;
+}
+
+const runs = [];
+for (let i = 1; i <= RUNS; i++) runs.push(await oneRun(i));
+const med = (f) => median(runs.map(f));
+const summary = {
+  samplesPerSecond: med((r) => r.samplesPerSecond),
+  cpuPerMillion: med((r) => r.cpuPerMillion),
+  rssMb: med((r) => r.rssMb),
+  bytesPerSample: med((r) => r.bytesPerSample),
+  q: Object.fromEntries(['Q1', 'Q2', 'Q3', 'Q4'].map((q) => [q, { p50: med((r) => r.latency[q].p50), p99: med((r) => r.latency[q].p99) }])),
+};
+const bar = { samplesPerSecond: 400000, cpuPerMillion: 2.5, rssMb: 400, bytesPerSample: 5, Q1: 15, Q2: 10, Q3: 300, Q4: 200 };
+const ok = (v, limit, higher = false) => (higher ? v >= limit : v <= limit) ? 'met' : '**not met**';
+const f = (x, d = 1) => x.toFixed(d);
+const md = `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.js) on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}.
+Workload: one metric, ${SERIES} series (host, region x5, svc), ${POINTS} points per series at 60 s = ${SERIES * POINTS} samples;
+40 % counters, 40 % two-decimal gauges, 20 % full-precision floats; batches of ${BATCH}, ${CONCURRENCY} requests in flight over HTTPS keep-alive,
+\`storage.sync: true\`. Load generator in its own process with pre-built bodies. Medians of ${RUNS} runs.
+
+| figure | median | bar | |
+|---|---|---|---|
+| sustained ingest | ${Math.round(summary.samplesPerSecond).toLocaleString('en')} samples/s | >= 400,000 | ${ok(summary.samplesPerSecond, bar.samplesPerSecond, true)} |
+| server CPU per million samples | ${f(summary.cpuPerMillion, 2)} s | <= 2.5 s | ${ok(summary.cpuPerMillion, bar.cpuPerMillion)} |
+| peak server RSS | ${f(summary.rssMb, 0)} MB | <= 400 MB | ${ok(summary.rssMb, bar.rssMb)} |
+| disk per sample, all tiers, after compaction | ${f(summary.bytesPerSample, 2)} bytes | <= 5 | ${ok(summary.bytesPerSample, bar.bytesPerSample)} |
+| Q1 one series, 1 day, res 60 (p50 / p99) | ${f(summary.q.Q1.p50)} / ${f(summary.q.Q1.p99)} ms | p50 <= 15 ms | ${ok(summary.q.Q1.p50, bar.Q1)} |
+| Q2 one series, 1 day, res 3600, mean | ${f(summary.q.Q2.p50)} / ${f(summary.q.Q2.p99)} ms | p50 <= 10 ms | ${ok(summary.q.Q2.p50, bar.Q2)} |
+| Q3 all series, 1 h, res 60, group_by region sum | ${f(summary.q.Q3.p50)} / ${f(summary.q.Q3.p99)} ms | p50 <= 300 ms | ${ok(summary.q.Q3.p50, bar.Q3)} |
+| Q4 all series, 1 day, res 3600, group_by region, sum of means | ${f(summary.q.Q4.p50)} / ${f(summary.q.Q4.p99)} ms | p50 <= 200 ms | ${ok(summary.q.Q4.p50, bar.Q4)} |
+
+## Runs
+
+| run | samples/s | CPU s / M | RSS MB | bytes/sample | Q1 p50 | Q2 p50 | Q3 p50 | Q4 p50 |
+|---|---|---|---|---|---|---|---|---|
+${runs.map((r) => `| ${r.run} | ${Math.round(r.samplesPerSecond).toLocaleString('en')} | ${f(r.cpuPerMillion, 2)} | ${f(r.rssMb, 0)} | ${f(r.bytesPerSample, 2)} | ${f(r.latency.Q1.p50)} | ${f(r.latency.Q2.p50)} | ${f(r.latency.Q3.p50)} | ${f(r.latency.Q4.p50)} |`).join('\n')}
+`;
+const out = process.env.BENCH_OUT ?? join(root, 'docs/benchmarks.md');
+writeFileSync(out, md + (process.env.BENCH_NOTES ? `\n${readFileSync(process.env.BENCH_NOTES, 'utf8')}` : ''));
+console.log(md);

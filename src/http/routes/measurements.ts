@@ -1,0 +1,42 @@
+// /v1/measurements: tagged submission and series queries. Parsing and shaping only; the
+// rules live in ingest/ and query/.
+import Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import { accountId, type RequestState } from '../state.js';
+import { body, userAgent } from '../request.js';
+import { ApiError } from '../../errors.js';
+import { parseTagged } from '../../ingest/tagged.js';
+import { ingest } from '../../ingest/pipeline.js';
+import { parseSeriesQuery } from '../../query/params.js';
+import { runSeriesQuery } from '../../query/series.js';
+
+/** Accepted up to this far ahead of the server clock (clock skew of senders). */
+const FUTURE_SLACK_SECONDS = 3600;
+
+export function measurementsRoutes(rt: Runtime): Router<RequestState> {
+  const r = new Router<RequestState>({ prefix: '/v1/measurements' });
+
+  r.post('/', async (ctx) => {
+    if (ctx.is('application/json') !== 'application/json') {
+      throw new ApiError(415, { request: ['Content-Type must be application/json'] });
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const { samples, metricInputs } = parseTagged(body(ctx), {
+      tagsPerMeasurement: rt.config.limits.tags_per_measurement,
+      oldest: now - rt.config.storage.retention['3600'],
+      newest: now + FUTURE_SLACK_SECONDS,
+      now,
+    });
+    const { accepted } = await ingest(rt, accountId(ctx), samples, metricInputs, userAgent(ctx));
+    ctx.status = 200;
+    ctx.body = { measurements: { summary: { total: samples.length, accepted, failed: 0, filtered: 0 } } };
+  });
+
+  r.get('/:name', async (ctx) => {
+    const now = Math.floor(Date.now() / 1000);
+    const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, rt.config.storage.retention);
+    ctx.body = await runSeriesQuery(rt, accountId(ctx), q, `${ctx.path}`);
+  });
+
+  return r;
+}

@@ -1,0 +1,106 @@
+// GET /v1/measurements/:name: select series through the tag index, read the chosen tier,
+// roll up to the resolution, summarise, group, order by tag pairs, paginate.
+import type { MetricCatalog } from '../domain/metrics.js';
+import type { SeriesRef, SeriesStore } from '../store/engine.js';
+import { tagKey } from '../store/series-index.js';
+import { rollUp } from '../store/points.js';
+import { notFound } from '../errors.js';
+import type { SeriesQuery } from './params.js';
+import { combine, fromSummarize, summarize, type Measurement, type SummaryFunction } from './summary.js';
+import { encodeCursor } from './cursor.js';
+
+/** Series (or groups) per page. */
+export const SERIES_PAGE = 100;
+/** Concurrent chunk reads of one query. */
+const READ_CONCURRENCY = 32;
+
+export interface QueryDeps {
+  catalog: MetricCatalog;
+  engine: SeriesStore;
+}
+
+export interface SeriesResult {
+  name: string;
+  resolution: number;
+  series: { tags: Record<string, string>; measurements: Measurement[] }[];
+  links: { rel: string; href: string }[];
+}
+
+interface Unit {
+  key: string;
+  tags: Record<string, string>;
+  refs: SeriesRef[];
+}
+
+function tagObject(pairs: Iterable<readonly [string, string]>): Record<string, string> {
+  const o: Record<string, string> = {};
+  for (const [k, v] of pairs) o[k] = v;
+  return o;
+}
+
+function units(refs: SeriesRef[], groupBy: SeriesQuery['groupBy']): Unit[] {
+  if (groupBy === null) return refs.map((r) => ({ key: tagKey(r.tags), tags: tagObject(r.tags), refs: [r] }));
+  if (groupBy === '*') return refs.length ? [{ key: '', tags: {}, refs }] : [];
+  const groups = new Map<string, Unit>();
+  for (const r of refs) {
+    const pairs: [string, string][] = [];
+    for (const name of groupBy) {
+      const tag = r.tags.find(([k]) => k === name);
+      if (!tag) break;
+      pairs.push([name, tag[1]]);
+    }
+    if (pairs.length !== groupBy.length) continue; // only streams having every group tag
+    pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const key = tagKey(pairs);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { key, tags: tagObject(pairs), refs: [] }));
+    g.refs.push(r);
+  }
+  return [...groups.values()];
+}
+
+async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export async function runSeriesQuery(deps: QueryDeps, account: number, q: SeriesQuery, path: string): Promise<SeriesResult> {
+  const metric = await deps.catalog.get(account, q.metric);
+  if (!metric) throw notFound('Metric');
+  const fn: SummaryFunction = q.summaryFunction ?? fromSummarize(metric.attributes.summarize_function);
+  const { resolution, from, to, tier } = q.window;
+  // derivative needs the bucket before the first one
+  const readFrom = fn === 'derivative' ? from - resolution : from;
+
+  const all = units(deps.engine.select(account, q.metric, q.filter), q.groupBy).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const after = q.after;
+  const remaining = after === null ? all : all.filter((u) => u.key > after);
+  const page = remaining.slice(0, SERIES_PAGE);
+
+  const read = async (ref: SeriesRef) => {
+    const points = await deps.engine.read(account, ref.id, tier, readFrom, to);
+    return summarize(rollUp(points, resolution), fn, from);
+  };
+  const perUnit = await pool(page, 4, (unit) => pool(unit.refs, READ_CONCURRENCY, read));
+  const series: SeriesResult['series'] = [];
+  page.forEach((unit, i) => {
+    const per = perUnit[i]!;
+    const measurements = q.groupBy === null ? per[0]! : combine(per, q.groupByFunction!);
+    if (measurements.length) series.push({ tags: unit.tags, measurements });
+  });
+  const links: SeriesResult['links'] = [];
+  if (remaining.length > page.length) {
+    const params = new URLSearchParams(q.params);
+    params.set('cursor', encodeCursor(page[page.length - 1]!.key));
+    links.push({ rel: 'next', href: `${path}?${params.toString()}` });
+  }
+  return { name: metric.name, resolution, series, links };
+}

@@ -1,0 +1,77 @@
+// start_time / end_time / duration / resolution rules and the tier choice: the coarsest
+// stored tier whose step divides the resolution and whose retention still covers the
+// start; the raw tier serves any resolution within its retention. None: the 400 of
+// librato-api-notes §7.
+import { ApiError, paramErrors } from '../errors.js';
+import type { Tier } from '../store/engine.js';
+
+export const MAX_RESOLUTION = 604800;
+export const UNAVAILABLE_RESOLUTION = 'The requested data resolution is unavailable for the given time range. Please try a different resolution.';
+
+export interface Retention {
+  raw: number;
+  '60': number;
+  '900': number;
+  '3600': number;
+}
+
+export interface Window {
+  resolution: number;
+  /** first bucket, floored to the resolution */
+  from: number;
+  /** exclusive end: end_time + 1 */
+  to: number;
+  start: number;
+  end: number;
+  tier: Tier;
+}
+
+type Params = Record<string, string | undefined>;
+
+function integer(params: Params, name: string, errors: Record<string, string[]>): number | undefined {
+  const raw = params[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,12}$/.test(raw)) { errors[name] = ['is not a number']; return undefined; }
+  return Number(raw);
+}
+
+export function parseWindow(params: Params, now: number, retention: Retention): Window {
+  const errors: Record<string, string[]> = {};
+  const resolution = integer(params, 'resolution', errors);
+  if (resolution === undefined && !errors.resolution) errors.resolution = ['is required'];
+  else if (resolution !== undefined && (resolution < 1 || resolution > MAX_RESOLUTION)) errors.resolution = [`must be from 1 to ${MAX_RESOLUTION} seconds`];
+  const start = integer(params, 'start_time', errors);
+  const endGiven = integer(params, 'end_time', errors);
+  const duration = integer(params, 'duration', errors);
+  if (start !== undefined && endGiven !== undefined && duration !== undefined) {
+    errors.duration = ['cannot be combined with both start_time and end_time'];
+  }
+  if (start === undefined && duration === undefined && !errors.start_time && !errors.duration) errors.start_time = ['is required unless duration is given'];
+  if (duration !== undefined && duration < 1) errors.duration = ['must be at least 1 second'];
+  if (Object.keys(errors).length) throw paramErrors(errors);
+  let s: number;
+  let e: number;
+  if (start !== undefined) {
+    s = start;
+    e = endGiven ?? (duration !== undefined ? start + duration : now);
+  } else {
+    e = endGiven ?? now;
+    s = e - duration!;
+  }
+  if (s > e) throw paramErrors({ start_time: ['must not be after end_time'] });
+  const res = resolution!;
+  const from = Math.floor(s / res) * res;
+  const tier = chooseTier(res, from, now, retention);
+  if (tier === null) throw new ApiError(400, { request: [UNAVAILABLE_RESOLUTION] });
+  return { resolution: res, from, to: e + 1, start: s, end: e, tier };
+}
+
+export function chooseTier(resolution: number, from: number, now: number, retention: Retention): Tier | null {
+  const tiers: [Tier, number][] = [[3600, retention['3600']], [900, retention['900']], [60, retention['60']], [0, retention.raw]];
+  for (const [tier, keep] of tiers) {
+    if (tier !== 0 && resolution % tier !== 0) continue;
+    if (from < now - keep) continue;
+    return tier;
+  }
+  return null;
+}

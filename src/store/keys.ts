@@ -1,0 +1,80 @@
+// The only place that knows byte layouts of keys. Fixed-width hex keeps numeric order
+// equal to key order; every chunk and head key starts with the account id.
+
+export type Tier = 0 | 60 | 900 | 3600;
+export const TIERS: readonly Tier[] = [0, 60, 900, 3600];
+const TIER_CHAR: Record<Tier, string> = { 0: 'r', 60: 'a', 900: 'b', 3600: 'c' };
+
+/** Every tier's chunks cover aligned windows of this many seconds (a multiple of 3600). */
+export const WINDOW = 21600;
+
+export function windowOf(t: number): number {
+  return Math.floor(t / WINDOW) * WINDOW;
+}
+
+export function hex8(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
+
+export function hex12(n: number): string {
+  return n.toString(16).padStart(12, '0');
+}
+
+/** `<account>!<tier><series><window><part>`: one chunk (or partial chunk) of points. */
+export function chunkKey(account: number, tier: Tier, series: number, window: number, part: number): string {
+  return `${account}!${TIER_CHAR[tier]}${hex8(series)}${hex8(window)}${hex12(part)}`;
+}
+
+/** Range of chunk keys of one series and tier whose window lies in [fromWindow, toWindow]. */
+export function chunkRange(account: number, tier: Tier, series: number, fromWindow: number, toWindow: number): { gte: string; lt: string } {
+  const p = `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
+  return { gte: p + hex8(fromWindow), lt: p + hex8(toWindow) + '~' };
+}
+
+/** Every chunk key of one series in one tier. */
+export function seriesRange(account: number, tier: Tier, series: number): { gte: string; lt: string } {
+  const p = `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
+  return { gte: p, lt: p + '~' };
+}
+
+export interface ChunkKey {
+  account: number;
+  tier: Tier;
+  series: number;
+  window: number;
+  part: number;
+}
+
+export function parseChunkKey(key: string): ChunkKey {
+  const bang = key.indexOf('!');
+  const c = key[bang + 1];
+  const tier = (Object.keys(TIER_CHAR) as unknown as Tier[]).map(Number).find((t) => TIER_CHAR[t as Tier] === c) as Tier;
+  const rest = key.slice(bang + 2);
+  return {
+    account: Number(key.slice(0, bang)),
+    tier,
+    series: parseInt(rest.slice(0, 8), 16),
+    window: parseInt(rest.slice(8, 16), 16),
+    part: parseInt(rest.slice(16, 28), 16),
+  };
+}
+
+/** Head snapshot of an open window: `<account>!<series><window>`. */
+export function headKey(account: number, series: number, window: number): string {
+  return `${account}!${hex8(series)}${hex8(window)}`;
+}
+
+export function parseHeadKey(key: string): { account: number; series: number; window: number } {
+  const bang = key.indexOf('!');
+  return { account: Number(key.slice(0, bang)), series: parseInt(key.slice(bang + 1, bang + 9), 16), window: parseInt(key.slice(bang + 9, bang + 17), 16) };
+}
+
+/** Series record: `<account>!<series>`. */
+export function seriesKey(account: number, series: number): string {
+  return `${account}!${hex8(series)}`;
+}
+
+/** WAL records are a log, ordered by sequence; the account is inside each record. */
+export function walKey(seq: number): string {
+  return hex12(seq);
+}

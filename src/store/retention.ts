@@ -1,0 +1,111 @@
+// Scheduled maintenance of the chunk keyspace (node-cron, `storage.retention_schedule`):
+// chunks whose window lies wholly before their tier's retention are deleted; windows
+// that have been written in several parts (late or out-of-order data, restarts) are
+// merged into one chunk; then LevelDB compacts the range so the space is really freed.
+import cron from 'node-cron';
+import type { Store } from './db.js';
+import type { CommitQueue, WriteOp } from './commit.js';
+import type { Engine } from './engine.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../log.js';
+import { WINDOW, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
+import { decodeChunk, encodeChunk } from './chunk.js';
+import { sortMerge } from './points.js';
+
+const BATCH_OPS = 2000;
+
+export interface RetentionResult {
+  expired: number;
+  merged: number;
+}
+
+function retentionOf(storage: Config['storage'], tier: Tier): number {
+  return tier === 0 ? storage.retention.raw : storage.retention[String(tier) as '60' | '900' | '3600'];
+}
+
+export class RetentionJob {
+  private task: { stop(): void | Promise<void> } | null = null;
+  private running: Promise<RetentionResult> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly commit: CommitQueue,
+    private readonly engine: Engine,
+    private readonly storage: () => Config['storage'],
+    private readonly log: Logger,
+  ) {}
+
+  schedule(): void {
+    this.task = cron.schedule(this.storage().retention_schedule, () => {
+      void this.run().catch((err) => this.log.error({ err }, 'retention run failed'));
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.task?.stop();
+    this.task = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass; concurrent calls share it. */
+  run(nowSeconds = Math.floor(Date.now() / 1000)): Promise<RetentionResult> {
+    this.running ??= this.pass(nowSeconds).finally(() => { this.running = null; });
+    return this.running;
+  }
+
+  private async pass(now: number): Promise<RetentionResult> {
+    const storage = this.storage();
+    const pts = this.engine.chunks;
+    let ops: WriteOp[] = [];
+    const result: RetentionResult = { expired: 0, merged: 0 };
+    const flush = async (force = false) => {
+      if (ops.length && (force || ops.length >= BATCH_OPS)) {
+        const batch = ops;
+        ops = [];
+        await this.commit.write(batch);
+      }
+    };
+    let group: { prefix: string; keys: string[]; first: ChunkKey } | null = null;
+    const finish = async () => {
+      if (!group) return;
+      const g = group;
+      group = null;
+      const k = g.first;
+      if (k.window + WINDOW <= now - retentionOf(storage, k.tier)) {
+        for (const key of g.keys) ops.push({ type: 'del', sublevel: pts, key });
+        result.expired += g.keys.length;
+      } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window)) {
+        const bufs = await pts.getMany(g.keys);
+        const parts = bufs.flatMap((b) => (b ? [decodeChunk(b, k.window)] : []));
+        const merged = encodeChunk(sortMerge(parts), k.window);
+        const keep = g.keys[g.keys.length - 1]!;
+        for (const key of g.keys.slice(0, -1)) ops.push({ type: 'del', sublevel: pts, key });
+        ops.push({ type: 'put', sublevel: pts, key: keep, value: merged });
+        result.merged += g.keys.length;
+      }
+      await flush();
+    };
+    for await (const key of pts.keys()) {
+      const prefix = key.slice(0, key.length - 12); // everything but the part number
+      if (group && group.prefix === prefix) {
+        group.keys.push(key);
+        continue;
+      }
+      await finish();
+      group = { prefix, keys: [key], first: parseChunkKey(key) };
+    }
+    await finish();
+    await flush(true);
+    await this.compact();
+    this.log.info(result, 'retention pass done');
+    return result;
+  }
+
+  /** Lets LevelDB drop what was deleted in the chunk keyspace. */
+  async compact(): Promise<void> {
+    const prefix = (this.engine.chunks as unknown as { prefix: string }).prefix;
+    // `level` on Node is classic-level, which has compactRange; its typings do not say so
+    const db = this.store.db as unknown as { compactRange(start: string, end: string): Promise<void> };
+    await db.compactRange(prefix, prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1));
+  }
+}

@@ -1,0 +1,142 @@
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { hourBase, post, query } from '../helpers/measurements.js';
+
+t.test('POST /v1/measurements stores and says what it stored', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  const r = await post(s, { tags: { host: 'a' }, time: base, measurements: [{ name: 'cpu', value: 1 }, { name: 'cpu', value: 2, time: base + 60 }] });
+  t.equal(r.status, 200);
+  t.same(r.body, { measurements: { summary: { total: 2, accepted: 2, failed: 0, filtered: 0 } } });
+  const q = await query(s, 'cpu', `resolution=60&start_time=${base}&end_time=${base + 600}`);
+  t.same(q.body.series, [{ tags: { host: 'a' }, measurements: [{ time: base, value: 1 }, { time: base + 60, value: 2 }] }]);
+});
+
+t.test('only application/json is accepted (415)', async (t) => {
+  const s = await startTestServer(t);
+  const form = await s.request('POST', '/v1/measurements', { form: 'measurements[0][name]=x&measurements[0][value]=1' });
+  t.equal(form.status, 415);
+  t.ok(form.body.errors.request[0].includes('application/json'));
+  const text = await s.request('POST', '/v1/measurements', { raw: { body: 'x', type: 'text/plain' } });
+  t.equal(text.status, 415);
+  t.equal((await s.request('POST', '/v1/measurements', { raw: { body: '{"measurements":[', type: 'application/json' } })).status, 400);
+});
+
+t.test('names and tags are lower-cased; tag values may hold spaces; numbers as tag values become strings', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await post(s, { time: base, measurements: [{ name: 'Disk.Used', value: 5, tags: { Mount: 'Data Disk /Var', Port: 8080 } }] })).status, 200);
+  const q = await query(s, 'disk.used', `resolution=60&start_time=${base}&end_time=${base + 60}`);
+  t.same(q.body.series[0].tags, { mount: 'data disk /var', port: '8080' });
+  t.equal(q.body.name, 'disk.used');
+  const m = await s.get('/v1/metrics/DISK.USED');
+  t.equal(m.status, 200, 'the metric was created, case-insensitively');
+});
+
+t.test('per-measurement tags replace top-level tags; an empty map counts as not given', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await post(s, { tags: { host: 'a', region: 'x' }, time: base, measurements: [
+    { name: 'm', value: 1, tags: { host: 'b' } },
+    { name: 'm', value: 2, tags: {} },
+    { name: 'm', value: 3 },
+  ] });
+  const q = await query(s, 'm', `resolution=60&start_time=${base}&end_time=${base}&summary_function=sum`);
+  t.same(q.body.series, [
+    { tags: { host: 'a', region: 'x' }, measurements: [{ time: base, value: 5 }] },
+    { tags: { host: 'b' }, measurements: [{ time: base, value: 1 }] },
+  ]);
+});
+
+t.test('every invalid element is named and nothing of the request is stored', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  tags_per_measurement: 2');
+  const base = hourBase();
+  const r = await post(s, { time: base, measurements: [
+    { name: 'ok', value: 1, tags: { host: 'a' } },
+    { name: 'bad name!', value: 1 },
+    { name: 'x', value: 1, tags: { a: '1', b: '2', c: '3' } },
+    { name: 'x', value: 1, count: 2, sum: 3 },
+    { name: 'x', count: 2 },
+    { name: 'x' },
+    { name: 'x', value: 1e127 },
+    { name: 'x', value: 1, time: 1.5 },
+    { name: 'x', value: 1, tags: { 'bad tag': 'v' } },
+    { name: 'x', value: 1, tags: { t: 'bad\u0001value' } },
+    { name: 'x', value: 1, bogus: true },
+    { name: 'x', value: 1, min: 0 },
+    { name: 'x', value: '1' },
+    'not an object',
+    { name: 'x', count: 0, sum: 1 },
+    { name: 'x', value: 1, time: 1 },
+  ] });
+  t.equal(r.status, 400);
+  const p = r.body.errors.params;
+  for (const field of ['measurements[1].name', 'measurements[2].tags', 'measurements[3].value', 'measurements[4].sum', 'measurements[5].value',
+    'measurements[6].value', 'measurements[7].time', 'measurements[8].tags', 'measurements[9].tags', 'measurements[10].bogus',
+    'measurements[11].min', 'measurements[12].value', 'measurements[13]', 'measurements[14].count', 'measurements[15].time']) {
+    t.ok(Array.isArray(p[field]) && p[field].length > 0, `${field} is reported`);
+  }
+  t.notOk(p['measurements[0]'] ?? p['measurements[0].name'], 'the valid element is not blamed');
+  t.equal((await s.get('/v1/metrics/ok')).status, 404, 'the valid measurement was not stored either');
+  t.same(p['measurements[15].time'], ['too far in past']);
+
+  for (const body of [{}, { measurements: [] }, { measurements: {} }, [], { measurements: [{ name: 'a', value: 1 }], extra: 1 }]) {
+    const bad = await post(s, body);
+    t.equal(bad.status, 400, JSON.stringify(body));
+    t.ok(bad.body.errors.params, 'params envelope');
+  }
+});
+
+t.test('float exponent limits: above 10^126 rejected, below 10^-130 stored as zero', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await post(s, { time: base, measurements: [{ name: 'f', value: 9.9e126 }] })).status, 200);
+  t.equal((await post(s, { time: base + 60, measurements: [{ name: 'f', value: 1e-131 }] })).status, 200);
+  t.equal((await post(s, { time: base + 60, measurements: [{ name: 'f', value: -1e200 }] })).status, 400);
+  const q = await query(s, 'f', `resolution=60&start_time=${base}&end_time=${base + 60}`);
+  t.same(q.body.series[0].measurements, [{ time: base, value: 9.9e126 }, { time: base + 60, value: 0 }]);
+});
+
+t.test('multi-sample measurements keep count, sum, min, max, last and stddev', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await post(s, { time: base, measurements: [{ name: 'lat', count: 4, sum: 20, min: 2, max: 9, last: 3, stddev: 2 }] })).status, 200);
+  const q = await query(s, 'lat', `resolution=60&start_time=${base}&end_time=${base}&summary_function=all`);
+  t.same(q.body.series[0].measurements, [{ time: base, value: 5, count: 4, sum: 20, min: 2, max: 9, last: 3, stddev: 2 }]);
+});
+
+t.test('metric properties apply only when the measurement creates the metric', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await post(s, { time: base, period: 30, measurements: [{ name: 'p', value: 1, attributes: { display_units_short: 'ms', summarize_function: 'sum' } }] });
+  await post(s, { time: base, period: 90, measurements: [{ name: 'p', value: 1, attributes: { display_units_short: 's' } }] });
+  const m = await s.get('/v1/metrics/p');
+  t.equal(m.body.period, 30);
+  t.equal(m.body.attributes.display_units_short, 'ms');
+  const bad = await post(s, { time: base, measurements: [{ name: 'q', value: 1, attributes: { color: 'red' } }] });
+  t.equal(bad.status, 400);
+  t.ok(Object.keys(bad.body.errors.params).some((k) => k.startsWith('measurements[0].attributes')));
+});
+
+t.test('service-side aggregation combines a period into one summary point', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  const bad = await post(s, { time: base, measurements: [{ name: 'agg', value: 1, period: 5, attributes: { aggregate: true } }] });
+  t.equal(bad.status, 400);
+  t.ok(bad.body.errors.params['measurements[0].period']);
+  await post(s, { time: base + 5, measurements: [{ name: 'agg', value: 1, period: 30, attributes: { aggregate: true } }] });
+  await post(s, { time: base + 20, measurements: [{ name: 'agg', value: 5 }] });
+  await post(s, { time: base + 35, measurements: [{ name: 'agg', value: 7 }] });
+  const q = await query(s, 'agg', `resolution=1&start_time=${base}&end_time=${base + 59}&summary_function=all`);
+  t.same(q.body.series[0].measurements.map((m: { time: number; count: number; sum: number; last: number }) => [m.time, m.count, m.sum, m.last]), [[base, 2, 6, 5], [base + 30, 1, 7, 7]]);
+});
+
+t.test('recorders may submit, viewers may not', async (t) => {
+  const s = await startTestServer(t);
+  const recorder = await s.newAccount('rec@example.com', 'recorder');
+  const viewer = await s.newAccount('view@example.com', 'viewer');
+  const body = { measurements: [{ name: 'r', value: 1 }] };
+  t.equal((await s.request('POST', '/v1/measurements', { json: body, auth: recorder })).status, 200);
+  t.equal((await s.request('POST', '/v1/measurements', { json: body, auth: viewer })).status, 403);
+  t.equal((await s.request('POST', '/v1/measurements', { json: body, auth: null })).status, 401);
+});

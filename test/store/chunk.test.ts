@@ -1,0 +1,94 @@
+import t, { type Test } from 'tap';
+import { decodeChunk, encodeChunk } from '../../src/store/chunk.js';
+import { ByteReader, ByteWriter } from '../../src/store/bytes.js';
+import { readValues, writeValues } from '../../src/store/values.js';
+import { emptyPoints, pushPoint, sortMerge, type Points } from '../../src/store/points.js';
+import { decodeWal, encodeWal } from '../../src/store/wal.js';
+
+function roundTripValues(t: Test, values: number[]): number[] {
+  const w = new ByteWriter(4);
+  writeValues(w, values, values.length);
+  const out: number[] = [];
+  const r = new ByteReader(w.finish());
+  readValues(r, out, values.length);
+  t.ok(r.done, 'the reader consumed every byte');
+  return out;
+}
+
+const same = (a: number[], b: number[]) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+
+t.test('value columns round-trip exactly, edge values included', async (t) => {
+  const cases: [string, number[]][] = [
+    ['empty', []],
+    ['integers and big counters', [0, 1, 2, 2 ** 31, 2 ** 32 + 7, 2 ** 51, -(2 ** 51), 123456789012]],
+    ['two decimals', [43.27, 43.28, 41.1, -0.01, 99.99]],
+    ['signed zeros', [0, -0, 0, -0]],
+    ['extremes', [Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, -Number.MIN_VALUE, 1e-130, 9.99e126, 2 ** 53, 2 ** 53 + 2]],
+    ['full precision', [Math.PI, Math.E, 0.1 + 0.2, 1 / 3, 12345.678901234567]],
+    ['repeats', [7.5, 7.5, 7.5, 7.5]],
+    ['non-finite bits survive too', [Infinity, -Infinity, NaN]],
+  ];
+  for (const [name, values] of cases) t.ok(same(roundTripValues(t, values), values), name);
+});
+
+t.test('steady counters and two-decimal gauges are compact', async (t) => {
+  const counters = Array.from({ length: 360 }, (_, i) => 1_000_000 + i * 37);
+  const w = new ByteWriter();
+  writeValues(w, counters, counters.length);
+  t.ok(w.pos < 2 * counters.length + 8, `counters: ${w.pos} bytes for ${counters.length} values`);
+});
+
+t.test('varints handle values past 32 bits', async (t) => {
+  const w = new ByteWriter(1);
+  const xs = [0, 127, 128, 2 ** 31, 2 ** 32, 2 ** 53 - 1];
+  for (const x of xs) w.uvarint(x);
+  for (const x of [-1, -(2 ** 40), 2 ** 40]) w.svarint(x);
+  const r = new ByteReader(w.finish());
+  t.same(xs.map(() => r.uvarint()), xs);
+  t.same([r.svarint(), r.svarint(), r.svarint()], [-1, -(2 ** 40), 2 ** 40]);
+  t.throws(() => r.byte(), RangeError, 'reading past the end throws');
+});
+
+function points(rows: [number, number][]): Points {
+  const p = emptyPoints();
+  for (const [time, v] of rows) pushPoint(p, time, { count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  return p;
+}
+
+t.test('chunks round-trip plain and summary points', async (t) => {
+  const win = 1_795_276_800;
+  const plain = points([[win, 1], [win + 60, 2.5], [win + 120, -0], [win + 121, 3], [win + 21599, 1e-300]]);
+  t.same(decodeChunk(encodeChunk(plain, win), win), plain);
+  const summary = emptyPoints();
+  pushPoint(summary, win + 5, { count: 3, sum: 6, min: 1, max: 3, last: 2, sumsq: 14 });
+  pushPoint(summary, win + 10, { count: 1, sum: 5, min: 5, max: 5, last: 5, sumsq: 25 });
+  const back = decodeChunk(encodeChunk(summary, win), win);
+  t.same(back, summary);
+  t.same(decodeChunk(encodeChunk(emptyPoints(), win), win), emptyPoints());
+  t.throws(() => decodeChunk(Buffer.from([5, 0]), win), RangeError, 'a truncated chunk is an error, not garbage');
+});
+
+t.test('equal timestamps merge into one summary; the later write is last', async (t) => {
+  const a = points([[100, 1], [160, 4]]);
+  const b = points([[100, 3], [130, 2]]);
+  const m = sortMerge([a, b]);
+  t.same(m.t, [100, 130, 160]);
+  t.same(m.count, [2, 1, 1]);
+  t.same(m.sum, [4, 2, 4]);
+  t.same(m.min, [1, 2, 4]);
+  t.same(m.max, [3, 2, 4]);
+  t.same(m.last, [3, 2, 4]);
+  t.same(m.sumsq, [10, 4, 16]);
+  const round = decodeChunk(encodeChunk(m, 0), 0);
+  t.same(round, m);
+});
+
+t.test('WAL records round-trip', async (t) => {
+  const samples = [
+    { time: 1_795_276_800, count: 1, sum: 2.5, min: 2.5, max: 2.5, last: 2.5, sumsq: 6.25 },
+    { time: 1_795_276_801, count: 4, sum: 10, min: -1, max: 7, last: 3, sumsq: 60 },
+  ];
+  const rec = decodeWal(encodeWal(12, [7, 2 ** 33], samples));
+  t.equal(rec.account, 12);
+  t.same(rec.samples, samples.map((s, i) => ({ ...s, series: [7, 2 ** 33][i] })));
+});
