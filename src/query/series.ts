@@ -87,7 +87,7 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
 
   const read = async (ref: SeriesRef) => {
     const points = await deps.engine.read(account, ref.id, tier, readFrom, to);
-    return summarize(rollUp(points, resolution), fn, from);
+    return summarize(rollUp(points, resolution), fn, from, metric.type === 'counter');
   };
   const perUnit = await pool(page, 4, (unit) => pool(unit.refs, READ_CONCURRENCY, read));
   const series: SeriesResult['series'] = [];

@@ -47,7 +47,7 @@ function stddevOf(count: number, sum: number, sumsq: number): number {
  * Buckets (already rolled up to the resolution) -> measurements. `derivative` needs the
  * bucket before the first requested one; pass it in `p` and set `firstTime`.
  */
-export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Measurement[] {
+export function summarize(p: Points, fn: SummaryFunction, firstTime: number, counter = false): Measurement[] {
   const out: Measurement[] = [];
   for (let i = 0; i < p.t.length; i++) {
     const t = p.t[i]!;
@@ -55,7 +55,9 @@ export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Me
     const sum = p.sum[i]!;
     if (fn === 'derivative') {
       if (i === 0 || t < firstTime) continue;
-      out.push({ time: t, value: p.last[i]! - p.last[i - 1]! });
+      const d = p.last[i]! - p.last[i - 1]!;
+      // A counter that went down was reset: it counted up from 0 to its new value.
+      out.push({ time: t, value: counter && d < 0 ? p.last[i]! : d });
       continue;
     }
     if (t < firstTime) continue;

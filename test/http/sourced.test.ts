@@ -81,6 +81,9 @@ t.test('counters: stored as submitted, summarized as deltas with resets, never m
   // deltas from BASE+60 on: 30, 20, 20 (reset: counted from 0), 30
   t.same(summarized.measurements.app, [{ measure_time: BASE + 60, value: 25, count: 4, sum: 100, min: 20, max: 30, sum_squares: 2600, rollups: 4 }]);
 
+  const derivative = await s.get(`/v1/measurements/hits?start_time=${BASE + 60}&end_time=${BASE + 299}&resolution=60&summary_function=derivative`);
+  t.same(derivative.body.series[0].measurements.map((m: { value: number }) => m.value), [30, 20, 20, 30], 'derivative of a counter treats a decrease as a reset');
+
   const gaugeToCounter = await s.request('POST', '/v1/metrics', { json: { gauges: [{ name: 'hits', value: 1 }] } });
   t.equal(gaugeToCounter.status, 400);
   t.same(gaugeToCounter.body, { errors: { params: { 'gauges[0].name': ['hits is a counter; it cannot take gauge measurements'] } } });
