@@ -17,14 +17,33 @@ export interface IngestResult {
   accepted: number;
 }
 
+/** What a request says about one metric it names. */
+export interface MetricUse {
+  /** properties applied only if this request creates the metric */
+  input: MetricInput;
+  /** first element naming it, for error messages */
+  index: number;
+  /** the source-based API says gauge or counter; the tagged API says nothing (gauge on creation) */
+  type?: 'gauge' | 'counter';
+  /** error field; default `measurements[index].name` */
+  field?: string;
+}
+
 export async function ingest(
   deps: IngestDeps, account: number, samples: Sample[],
-  metricInputs: Map<string, { input: MetricInput; index: number }>, userAgent: string | null,
+  metricInputs: Map<string, MetricUse>, userAgent: string | null,
 ): Promise<IngestResult> {
   const periods = new Map<string, number | null>(); // metric -> aggregation period, or null
-  for (const [name, { input, index }] of metricInputs) {
-    const metric = await deps.catalog.ensure(account, name, 'gauge', input, userAgent);
-    if (metric.type === 'composite') throw paramError(`measurements[${index}].name`, 'is a composite metric; it cannot take measurements');
+  // Refuse type conflicts before creating anything, so a refused request leaves no trace.
+  for (const [name, { index, type, field }] of metricInputs) {
+    const existing = await deps.catalog.get(account, name);
+    if (!existing) continue;
+    const at = field ?? `measurements[${index}].name`;
+    if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
+    if (type && existing.type !== type) throw paramError(at, `${name} is a ${existing.type}; it cannot take ${type} measurements`);
+  }
+  for (const [name, { input, type }] of metricInputs) {
+    const metric = await deps.catalog.ensure(account, name, type ?? 'gauge', input, userAgent);
     periods.set(name, metric.attributes.aggregate ? aggregationPeriod(metric.period) : null);
   }
   let out = samples;

@@ -6,6 +6,9 @@ import { ApiError, type ParamErrors } from '../errors.js';
 import { checkElement, compileBoth } from '../http/validate.js';
 import { attributesSchema, type MetricInput } from '../domain/metrics.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
+import { valueSample, type Sample, type TagPairs } from './sample.js';
+import type { MetricUse } from './pipeline.js';
+import { withinExponentLimits } from './float-limits.js';
 
 export type SourcedKind = 'gauge' | 'counter';
 
@@ -153,4 +156,51 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
     m.value = e.value!;
   }
   return m;
+}
+
+export interface SourcedLimits {
+  /** accepted time range, epoch seconds */
+  oldest: number;
+  newest: number;
+}
+
+/**
+ * Measurements -> engine samples (the source as the tag `source`) and what the request
+ * says about each metric. Also refuses times out of range, floats beyond Librato's
+ * exponent limits, and one name used both as a gauge and as a counter.
+ */
+export function sourcedSamples(ms: SourcedMeasurement[], limits: SourcedLimits): { samples: Sample[]; metrics: Map<string, MetricUse> } {
+  const params: Record<string, string[]> = {};
+  const samples: Sample[] = [];
+  const metrics = new Map<string, MetricUse>();
+  const tagSets = new Map<string | null, TagPairs>();
+  ms.forEach((m, index) => {
+    const bad = (f: string, msg: string) => { (params[`${m.path}.${f}`] ??= []).push(msg); };
+    if (m.time < limits.oldest) bad('measure_time', 'too far in past');
+    if (m.time > limits.newest) bad('measure_time', 'too far in future');
+    const fields = ['value', 'count', 'sum', 'min', 'max', 'sum_squares'] as const;
+    const v: Partial<Record<(typeof fields)[number], number>> = {};
+    for (const f of fields) {
+      if (m[f] === undefined) continue;
+      const ok = withinExponentLimits(m[f]!);
+      if (ok === null) bad(f, 'exponent is too large (at most 10^126)');
+      else v[f] = ok;
+    }
+    const use = metrics.get(m.name);
+    if (use && use.type !== m.kind) bad('name', `${m.name} is sent both as a gauge and as a counter`);
+    if (!use) metrics.set(m.name, { input: m.metric, index, type: m.kind, field: `${m.path}.name` });
+    let tags = tagSets.get(m.source);
+    if (!tags) tagSets.set(m.source, (tags = Object.freeze(m.source === null ? [] : [Object.freeze(['source', m.source] as const)])));
+    if (v.count !== undefined) {
+      const mean = v.sum! / v.count;
+      samples.push({
+        metric: m.name, tags, time: m.time, count: v.count, sum: v.sum!, min: v.min ?? mean, max: v.max ?? mean,
+        last: mean, sumsq: v.sum_squares ?? v.count * mean * mean,
+      });
+    } else if (v.value !== undefined) {
+      samples.push(valueSample(m.name, tags, m.time, v.value));
+    }
+  });
+  if (Object.keys(params).length) throw new ApiError(400, { params });
+  return { samples, metrics };
 }

@@ -58,7 +58,8 @@ export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
   if (!Array.isArray(ms) || ms.length === 0) {
     throw new ApiError(400, { params: { measurements: ['must be an array of at least one measurement'] } });
   }
-  for (const k in body) if (!TOP_LEVEL.has(k)) fail(k, 'is not a known field');
+  // Fields beyond the spec are ignored, not refused: real agents send extras
+  // (statsd-librato-backend adds stddev_m2 to every timer).
 
   const topTags = body.tags === undefined ? null : parseTags(body.tags, -1, limits, fail);
   const topTime = body.time === undefined ? limits.now : parseTime(body.time, -1, 'time', limits, fail);
@@ -70,7 +71,6 @@ export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
     const m = ms[i];
     if (!isObject(m)) { fail(el(i), 'must be an object'); continue; }
     const before = problems;
-    for (const k in m) if (!ELEMENT.has(k)) fail(el(i, k), 'is not a known field');
 
     const name = metricName(m.name);
     if (name === null) fail(el(i, 'name'), typeof m.name === 'string' ? METRIC_NAME_MESSAGE : 'is required');
@@ -104,8 +104,6 @@ export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
   return { samples, metricInputs };
 }
 
-const TOP_LEVEL = new Set(['tags', 'time', 'period', 'measurements']);
-const ELEMENT = new Set(['name', 'value', 'tags', 'time', 'period', 'attributes', 'count', 'sum', 'min', 'max', 'last', 'stddev']);
 const NO_TAGS: TagPairs = Object.freeze([]);
 
 function isEmptyObject(v: unknown): boolean {

@@ -79,14 +79,15 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
     throw paramError('resolution', `this query would produce up to ${refs.length * buckets} points (limit ${MAX_QUERY_POINTS}); use a coarser resolution, a shorter time range or a narrower tag filter`);
   }
   const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to);
+  const counter = metric.type === 'counter';
   const series: SeriesResult['series'] = [];
   let at = 0;
   for (const unit of page) {
     let measurements: Measurement[];
-    if (q.groupBy === null) measurements = summarize(rollUp(points[at++]!, resolution), fn, from);
+    if (q.groupBy === null) measurements = summarize(rollUp(points[at++]!, resolution), fn, from, counter);
     else {
       // group_by excludes `all`
-      const per = unit.refs.map(() => values(rollUp(points[at++]!, resolution), fn as Exclude<SummaryFunction, 'all'>, from));
+      const per = unit.refs.map(() => values(rollUp(points[at++]!, resolution), fn as Exclude<SummaryFunction, 'all'>, from, counter));
       measurements = combine(per, q.groupByFunction!);
     }
     if (measurements.length) series.push({ tags: unit.tags, measurements });

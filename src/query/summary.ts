@@ -47,7 +47,14 @@ function stddevOf(count: number, sum: number, sumsq: number): number {
  * Buckets (already rolled up to the resolution) -> measurements. `derivative` needs the
  * bucket before the first requested one; pass it in `p` and set `firstTime`.
  */
-export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Measurement[] {
+/** Change of the last value since the previous bucket. A counter that went down was
+ * reset: it counted up from 0 to its new value. */
+function delta(p: Points, i: number, counter: boolean): number {
+  const d = p.last[i]! - p.last[i - 1]!;
+  return counter && d < 0 ? p.last[i]! : d;
+}
+
+export function summarize(p: Points, fn: SummaryFunction, firstTime: number, counter = false): Measurement[] {
   const out: Measurement[] = [];
   for (let i = 0; i < p.t.length; i++) {
     const t = p.t[i]!;
@@ -55,7 +62,7 @@ export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Me
     const sum = p.sum[i]!;
     if (fn === 'derivative') {
       if (i === 0 || t < firstTime) continue;
-      out.push({ time: t, value: p.last[i]! - p.last[i - 1]! });
+      out.push({ time: t, value: delta(p, i, counter) });
       continue;
     }
     if (t < firstTime) continue;
@@ -75,7 +82,7 @@ export function summarize(p: Points, fn: SummaryFunction, firstTime: number): Me
 }
 
 /** One value per point (every function but `all`), as columns: no object per point. */
-export function values(p: Points, fn: Exclude<SummaryFunction, 'all'>, firstTime: number): { t: number[]; v: number[] } {
+export function values(p: Points, fn: Exclude<SummaryFunction, 'all'>, firstTime: number, counter = false): { t: number[]; v: number[] } {
   const t: number[] = [];
   const v: number[] = [];
   for (let i = 0; i < p.t.length; i++) {
@@ -83,7 +90,7 @@ export function values(p: Points, fn: Exclude<SummaryFunction, 'all'>, firstTime
     if (fn === 'derivative') {
       if (i === 0 || time < firstTime) continue;
       t.push(time);
-      v.push(p.last[i]! - p.last[i - 1]!);
+      v.push(delta(p, i, counter));
       continue;
     }
     if (time < firstTime) continue;

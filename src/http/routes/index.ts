@@ -7,7 +7,8 @@ import { jobsRoutes } from './jobs.js';
 import { spacesRoutes } from './spaces.js';
 import { annotationsRoutes } from './annotations.js';
 import { measurementsRoutes } from './measurements.js';
+import { gaugesRoutes } from './gauges.js';
 
 export function apiRouters(rt: Runtime): Router<RequestState>[] {
-  return [metricsRoutes(rt), jobsRoutes(rt), measurementsRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
+  return [metricsRoutes(rt), jobsRoutes(rt), measurementsRoutes(rt), gaugesRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
 }

@@ -11,6 +11,13 @@ import {
   type MetricAttributes, type MetricInput,
 } from '../../domain/metrics.js';
 import { attributesSchema } from '../../domain/metrics.js';
+import { parseSourced, sourcedSamples } from '../../ingest/sourced.js';
+import { ingest } from '../../ingest/pipeline.js';
+import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params.js';
+import { runSourcedQuery } from '../../query/sourced.js';
+
+/** Accepted this far ahead of the server clock (senders' clock skew). */
+const FUTURE_SLACK_SECONDS = 3600;
 
 const validatePut = bodyValidator<MetricInput>(metricPutSchema);
 const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string }>(metricBatchUpdateSchema);
@@ -28,10 +35,26 @@ export function metricsRoutes(rt: Runtime): Router<RequestState> {
     ctx.body = { query, metrics: items.map(metricView) };
   });
 
+  // Source-based submission (API 1.0): 200 with no body.
+  r.post('/', async (ctx) => {
+    const now = Math.floor(Date.now() / 1000);
+    const measurements = parseSourced(body(ctx), isForm(ctx), now);
+    const { samples, metrics } = sourcedSamples(measurements, { oldest: now - rt.config.storage.retention['3600'], newest: now + FUTURE_SLACK_SECONDS });
+    await ingest(rt, accountId(ctx), samples, metrics, userAgent(ctx));
+    ctx.body = null;
+    ctx.status = 200;
+  });
+
+  // The metric; with time-interval parameters also its measurements by source.
   r.get('/:name', async (ctx) => {
     const metric = await rt.catalog.get(accountId(ctx), ctx.params.name!);
     if (!metric) throw notFound('Metric');
-    ctx.body = metricView(metric);
+    if (!wantsMeasurements(ctx.query)) {
+      ctx.body = metricView(metric);
+      return;
+    }
+    const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), rt.config.storage.retention);
+    ctx.body = { ...metricView(metric), ...(await runSourcedQuery(rt.engine, accountId(ctx), metric, q)) };
   });
 
   r.put('/:name', async (ctx) => {

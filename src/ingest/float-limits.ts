@@ -1,0 +1,12 @@
+// Librato's float rules (librato-api-notes §9): a base-10 exponent above 126 aborts the
+// request; one below -130 is stored as 0.
+
+export const MAX_MAGNITUDE = 1e127;
+export const MIN_MAGNITUDE = 1e-130;
+
+/** The value as stored, or null when it is too large to accept. */
+export function withinExponentLimits(v: number): number | null {
+  const mag = Math.abs(v);
+  if (mag >= MAX_MAGNITUDE) return null;
+  return mag < MIN_MAGNITUDE ? 0 : v;
+}

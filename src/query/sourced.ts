@@ -1,0 +1,156 @@
+// Source-based reads: measurements of one metric keyed by source, optionally summarized
+// over time (`summarize_time`) and across sources (`summarize_sources` adds `all`).
+// Counters are returned as submitted; whenever they are summarized they are first turned
+// into deltas, a decrease counting as a reset (the delta is then the new value).
+import type { MetricRecord } from '../domain/metrics.js';
+import type { Points, SeriesStore } from '../store/engine.js';
+import { emptyPoints, pushPoint, rollUp, sortMerge, type Summary } from '../store/points.js';
+import type { SourcedQuery } from './sourced-params.js';
+
+/** Records per source in one response; beyond it `query.next_time` continues. */
+export const PAGE_RECORDS = 1000;
+export const UNASSIGNED = 'unassigned';
+export const ALL_SOURCES = 'all';
+
+export interface SourcedRecord {
+  measure_time: number;
+  value: number;
+  count: number;
+  sum?: number;
+  min?: number;
+  max?: number;
+  sum_squares?: number;
+  /** summarize_time: how many records were summarized */
+  rollups?: number;
+  /** the `all` source: how many sources were summarized */
+  summarized?: number;
+}
+
+export interface SourcedResult {
+  resolution: number;
+  measurements: Record<string, SourcedRecord[]>;
+  query: { next_time?: number };
+}
+
+export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery): Promise<SourcedResult> {
+  const counter = metric.type === 'counter';
+  const summarizing = q.summarizeTime || q.summarizeSources;
+  // Deltas need the bucket before the first one.
+  const readFrom = counter && summarizing ? q.from - q.resolution : q.from;
+
+  const bySource = new Map<string, number[]>();
+  for (const ref of engine.select(account, metric.name, q.filter)) {
+    const source = ref.tags.find(([k]) => k === 'source')?.[1] ?? UNASSIGNED;
+    const ids = bySource.get(source) ?? [];
+    ids.push(ref.id);
+    bySource.set(source, ids);
+  }
+  const sources = [...bySource.keys()].sort();
+  const buckets = new Map<string, Points>();
+  for (const source of sources) {
+    const ids = bySource.get(source)!;
+    const rolled = (await engine.read(account, ids, q.tier, readFrom, q.to)).map((p) => rollUp(p, q.resolution));
+    buckets.set(source, counter && summarizing ? deltas(sortMerge(rolled.map((p) => deltaPoints(p))), q.from) : sortMerge(rolled));
+  }
+
+  // One page: cut every source at the earliest time where some source overflows.
+  let nextTime: number | undefined;
+  if (q.count === null) {
+    for (const p of buckets.values()) {
+      if (p.t.length > PAGE_RECORDS && (nextTime === undefined || p.t[PAGE_RECORDS]! < nextTime)) nextTime = p.t[PAGE_RECORDS]!;
+    }
+  }
+  const page = (p: Points): Points => {
+    let idx = p.t.map((_, i) => i).filter((i) => nextTime === undefined || p.t[i]! < nextTime);
+    if (q.count !== null) idx = q.fromEnd ? idx.slice(-q.count) : idx.slice(0, q.count);
+    const out = emptyPoints();
+    for (const i of idx) pushPoint(out, p.t[i]!, at(p, i));
+    return out;
+  };
+
+  const fn = metric.attributes.summarize_function ?? 'average';
+  const measurements: Record<string, SourcedRecord[]> = {};
+  const paged = new Map(sources.map((s) => [s, page(buckets.get(s)!)]));
+  if (q.breakoutSources) {
+    for (const [source, p] of paged) {
+      const records = q.summarizeTime ? summarizeTime(p, q.from, fn) : records_(p, fn, counter && !summarizing);
+      if (records.length) measurements[source] = records;
+    }
+  }
+  if (q.summarizeSources && paged.size) {
+    const across = acrossSources([...paged.values()]);
+    const all = q.summarizeTime
+      ? summarizeTime(across.points, q.from, fn).map((r) => ({ ...r, summarized: paged.size }))
+      : records_(across.points, fn, false).map((r, i) => ({ ...r, summarized: across.sources[i]! }));
+    if (all.length) measurements[ALL_SOURCES] = all;
+  }
+  return { resolution: q.resolution, measurements, query: nextTime === undefined ? {} : { next_time: nextTime } };
+}
+
+function at(p: Points, i: number): Summary {
+  return { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! };
+}
+
+/** A counter's buckets as single-sample deltas of their last values. */
+function deltaPoints(p: Points): Points {
+  const out = emptyPoints();
+  for (let i = 1; i < p.t.length; i++) {
+    const prev = p.last[i - 1]!;
+    const cur = p.last[i]!;
+    const d = cur >= prev ? cur - prev : cur; // a decrease is a reset: it counted up from 0
+    pushPoint(out, p.t[i]!, { count: 1, sum: d, min: d, max: d, last: d, sumsq: d * d });
+  }
+  return out;
+}
+
+function deltas(p: Points, from: number): Points {
+  const out = emptyPoints();
+  for (let i = 0; i < p.t.length; i++) if (p.t[i]! >= from) pushPoint(out, p.t[i]!, at(p, i));
+  return out;
+}
+
+function valueOf(s: Summary, fn: string): number {
+  switch (fn) {
+    case 'sum': return s.sum;
+    case 'count': return s.count;
+    case 'min': return s.min;
+    case 'max': return s.max;
+    default: return s.sum / s.count;
+  }
+}
+
+function record(time: number, s: Summary, value: number): SourcedRecord {
+  const r: SourcedRecord = { measure_time: time, value, count: s.count };
+  if (s.count > 1) Object.assign(r, { sum: s.sum, min: s.min, max: s.max, sum_squares: s.sumsq });
+  return r;
+}
+
+/** Plain records; a counter read as submitted reports its last value in each bucket. */
+function records_(p: Points, fn: string, asSubmitted: boolean): SourcedRecord[] {
+  return p.t.map((t, i) => {
+    const s = at(p, i);
+    return record(t, s, asSubmitted ? s.last : valueOf(s, fn));
+  });
+}
+
+function summarizeTime(p: Points, from: number, fn: string): SourcedRecord[] {
+  if (p.t.length === 0) return [];
+  const s = at(p, 0);
+  for (let i = 1; i < p.t.length; i++) {
+    s.count += p.count[i]!;
+    s.sum += p.sum[i]!;
+    s.min = Math.min(s.min, p.min[i]!);
+    s.max = Math.max(s.max, p.max[i]!);
+    s.last = p.last[i]!;
+    s.sumsq += p.sumsq[i]!;
+  }
+  return [{ ...record(from, s, valueOf(s, fn)), rollups: p.t.length }];
+}
+
+/** Merges the sources' buckets at each time; remembers how many sources each had. */
+function acrossSources(list: Points[]): { points: Points; sources: number[] } {
+  const points = sortMerge(list);
+  const perTime = new Map<number, number>();
+  for (const p of list) for (const t of p.t) perTime.set(t, (perTime.get(t) ?? 0) + 1);
+  return { points, sources: points.t.map((t) => perTime.get(t)!) };
+}
