@@ -1,23 +1,17 @@
 // The one shape every ingest path produces (tagged today; source-based, scraping and
 // aggregation later) and the storage engine consumes: a summary at a time for a series
 // named by metric and sorted, lower-cased tag pairs.
+import type { Summary } from '../store/points.js';
 
 /** Sorted by name, names unique, all lower-cased. */
 export type TagPairs = ReadonlyArray<readonly [string, string]>;
 
-export interface Sample {
+export interface Sample extends Summary {
   /** canonical (lower-cased) metric name */
   metric: string;
   tags: TagPairs;
   /** epoch seconds */
   time: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  last: number;
-  /** sum of squares, for stddev */
-  sumsq: number;
 }
 
 /** A single value is a summary of one sample. */

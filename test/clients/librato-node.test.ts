@@ -2,19 +2,12 @@
 import t from 'tap';
 import librato from 'librato-node';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { poll } from '../helpers/poll.js';
 
 function flush(): Promise<void> {
   return new Promise((resolve, reject) => librato.flush((err?: Error) => (err ? reject(err) : resolve())));
 }
 
-async function poll<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out waiting for data');
-}
 
 async function bySource(s: TestServer, name: string, since: number) {
   const r = await s.get(`/v1/metrics/${name}?start_time=${since}&resolution=1`);

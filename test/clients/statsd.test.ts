@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { poll } from '../helpers/poll.js';
 
 const require = createRequire(import.meta.url);
 const STATSD = require.resolve('statsd/stats.js');
@@ -57,14 +58,6 @@ function send(port: number, lines: string[]): Promise<void> {
   });
 }
 
-async function poll<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out waiting for data');
-}
 
 tap.test('statsd -> statsd-librato-backend (tagged API) -> Gaugeway', async (t) => {
   const s = await startTestServer(t);
