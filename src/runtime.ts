@@ -62,6 +62,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     shareRaw60: config.storage.retention.raw <= config.storage.retention['60'],
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
+  metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine,

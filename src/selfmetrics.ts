@@ -38,6 +38,24 @@ export class SelfMetrics {
     registers: [this.registry],
   });
 
+  readonly ingestedSamples = new Counter({
+    name: 'gaugeway_ingest_samples_total',
+    help: 'Measurements stored, by the API they came through',
+    labelNames: ['api'] as const,
+    registers: [this.registry],
+  });
+
+  /** Gauges read from the engine at scrape time. */
+  watchEngine(stats: () => { series: number; headPoints: number; walBytes: number }): void {
+    const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({
+      name, help, registers: [this.registry],
+      collect() { this.set(read(stats())); },
+    });
+    gauge('gaugeway_series', 'Series known to the storage engine', (s) => s.series);
+    gauge('gaugeway_head_points', 'Points held in memory in open windows', (s) => s.headPoints);
+    gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
+  }
+
   constructor(withProcessMetrics = true) {
     if (withProcessMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'gaugeway_' });
     this.configReloadSuccess.set(1);

@@ -397,6 +397,13 @@ export class Engine implements SeriesStore {
     return this.head.get(series)?.has(window) === true || this.pending.get(series) !== undefined;
   }
 
+  /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint. */
+  stats(): { series: number; headPoints: number; walBytes: number } {
+    let headPoints = 0;
+    for (const windows of this.head.series.values()) for (const c of windows.values()) headPoints += c.size;
+    return { series: this.index.byId.size, headPoints, walBytes: this.walBytes };
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

@@ -17,6 +17,17 @@ t.test('health, readiness and self-metrics answer without auth, on HTTPS and pla
   t.match(metrics.text, /gaugeway_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/metrics"[^}]*status="200"/);
   t.match(metrics.text, /gaugeway_http_rejected_requests_total\{reason="unauthenticated"\} 1/);
   t.match(metrics.text, /gaugeway_process_cpu_seconds_total/);
+  t.match(metrics.text, /^gaugeway_series 0$/m);
+});
+
+t.test('ingest self-metrics count stored samples and engine state', async (t) => {
+  const s = await startTestServer(t);
+  const now = Math.floor(Date.now() / 1000);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: [{ name: 'a', value: 1, source: 'x', measure_time: now }, { name: 'a', value: 2, source: 'y', measure_time: now }] } })).status, 200);
+  const metrics = (await s.get('/metrics', { auth: null })).text;
+  t.match(metrics, /^gaugeway_ingest_samples_total\{api="source"\} 2$/m);
+  t.match(metrics, /^gaugeway_series 2$/m);
+  t.match(metrics, /^gaugeway_head_points 2$/m);
 });
 
 t.test('plain HTTP on the API port gets the spec 403', async (t) => {

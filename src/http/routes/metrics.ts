@@ -41,6 +41,7 @@ export function metricsRoutes(rt: Runtime): Router<RequestState> {
     const measurements = parseSourced(body(ctx), isForm(ctx), now);
     const { samples, metrics } = sourcedSamples(measurements, { oldest: now - rt.config.storage.retention['3600'], newest: now + FUTURE_SLACK_SECONDS });
     await ingest(rt, accountId(ctx), samples, metrics, userAgent(ctx));
+    rt.metrics.ingestedSamples.inc({ api: 'source' }, samples.length);
     ctx.body = null;
     ctx.status = 200;
   });
