@@ -3,7 +3,9 @@
 // and peak RSS from /proc, stop it, compact, measure bytes on disk, restart it and time
 // the four queries. Medians of the runs go to docs/benchmarks.md.
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
-// BENCH_QUERY_REPEAT (25).
+// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_NODE_FLAGS (server flags,
+// e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures). The server
+// runs with MALLOC_ARENA_MAX=2, as the systemd unit sets it (override with the variable).
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -40,7 +42,9 @@ function lines(stream, onLine) {
 function startServer(config) {
   return new Promise((resolve, reject) => {
     const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-    const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, "bin/gaugeway.js"), "serve", '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // the environment of systemd/gaugeway.service (MALLOC_ARENA_MAX), unless overridden
+    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+    const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, "bin/gaugeway.js"), "serve", '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
     lines(child.stdout, (line) => {
       try {
         const rec = JSON.parse(line);

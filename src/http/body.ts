@@ -4,13 +4,15 @@
 import { koaBody } from 'koa-body';
 import { ApiError } from '../errors.js';
 import type { Middleware } from './state.js';
+import { isRawTaggedSubmission, readRawText } from './raw-json.js';
 
 export interface BodyLimits {
   bytes: number;
   depth: number;
 }
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys that could pollute prototypes: refused anywhere in a body. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function bodyParser(limits: BodyLimits): Middleware[] {
@@ -36,12 +38,19 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     }
     await next();
   };
+  // The tagged submission route reads its JSON as text and validates while it scans;
+  // it parses and inspects the text itself only when its fast path declines.
+  const parseOrRead: Middleware = async (ctx, next) => {
+    if (!isRawTaggedSubmission(ctx)) return parse(ctx, next);
+    ctx.state.rawJson = await readRawText(ctx);
+    return next();
+  };
   const check: Middleware = async (ctx, next) => {
     const body = (ctx.request as { body?: unknown }).body;
     if (body !== undefined) inspect(body, limits.depth);
     await next();
   };
-  return [guard, parse as unknown as Middleware, check];
+  return [guard, parseOrRead, check];
 }
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {

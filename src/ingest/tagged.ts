@@ -15,8 +15,8 @@ const TAG_NAME_MESSAGE = 'names must be 1-64 characters of letters, digits, _ - 
 const TAG_VALUE_MESSAGE = 'values must be 1-255 characters of letters, digits, space, _ - . : ? \\ /';
 
 /** Base-10 exponent limits (librato-api-notes §9): above rejects, below becomes 0. */
-const MAX_MAGNITUDE = 1e127;
-const MIN_MAGNITUDE = 1e-130;
+export const MAX_MAGNITUDE = 1e127;
+export const MIN_MAGNITUDE = 1e-130;
 
 export interface TaggedLimits {
   tagsPerMeasurement: number;
@@ -126,6 +126,11 @@ interface TagNode {
 let tagRoot: TagNode = {};
 let tagCached = 0;
 
+/** The canonical form of a valid metric name (remembered), or null. */
+export function cachedMetricName(raw: unknown): string | null {
+  return metricName(raw);
+}
+
 function metricName(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
   const hit = nameCache.get(raw);
@@ -164,6 +169,13 @@ function cacheTags(raw: Obj, pairs: TagPairs): void {
   }
   node.pairs = pairs;
   tagCached++;
+}
+
+/** The validated pairs of a tag map, or null if anything is wrong with it (no messages). */
+export function tagsOfObject(raw: unknown, limits: TaggedLimits): TagPairs | null {
+  let ok = true;
+  const pairs = parseTags(raw, -1, limits, () => { ok = false; });
+  return ok ? pairs : null;
 }
 
 function parseTags(raw: unknown, i: number, limits: TaggedLimits, fail: Fail): TagPairs | null {

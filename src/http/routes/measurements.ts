@@ -5,7 +5,9 @@ import type { Runtime } from '../../runtime.js';
 import { accountId, type RequestState } from '../state.js';
 import { body, userAgent } from '../request.js';
 import { ApiError } from '../../errors.js';
-import { parseTagged } from '../../ingest/tagged.js';
+import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
+import { parseTaggedFast } from '../../ingest/tagged-fast.js';
+import { parseJsonBody } from '../raw-json.js';
 import { ingest } from '../../ingest/pipeline.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
@@ -21,15 +23,22 @@ export function measurementsRoutes(rt: Runtime): Router<RequestState> {
       throw new ApiError(415, { request: ['Content-Type must be application/json'] });
     }
     const now = Math.floor(Date.now() / 1000);
-    const { samples, metricInputs } = parseTagged(body(ctx), {
+    const limits: TaggedLimits = {
       tagsPerMeasurement: rt.config.limits.tags_per_measurement,
       oldest: now - rt.config.storage.retention['3600'],
       newest: now + FUTURE_SLACK_SECONDS,
       now,
-    });
+    };
+    const depth = rt.config.limits.max_body_depth;
+    const text = ctx.state.rawJson;
+    ctx.state.rawJson = undefined; // not kept alive across the commit wait below
+    // the common shape straight from the text; anything else parsed and checked as before
+    const { samples, metricInputs } = (text !== undefined ? parseTaggedFast(text, limits, depth) : null)
+      ?? parseTagged(text !== undefined ? parseJsonBody(text, depth) ?? {} : body(ctx), limits);
+    const total = samples.length;
     const { accepted } = await ingest(rt, accountId(ctx), samples, metricInputs, userAgent(ctx));
     ctx.status = 200;
-    ctx.body = { measurements: { summary: { total: samples.length, accepted, failed: 0, filtered: 0 } } };
+    ctx.body = { measurements: { summary: { total, accepted, failed: 0, filtered: 0 } } };
   });
 
   r.get('/:name', async (ctx) => {

@@ -1,0 +1,84 @@
+// The raw JSON text of a tagged submission (POST /v1/measurements), read without
+// koa-body: the route scans the text itself (ingest/tagged-fast.ts) and only falls back
+// to parsing it into objects when the fast path declines. `parseJsonBody` is that
+// fallback, with koa-body's exact results and errors (co-body + @hapi/bourne, then the
+// body inspector), so the route answers every body as it did when koa-body parsed it.
+import { inspect } from './body.js';
+import type { Ctx } from './state.js';
+
+const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+
+/**
+ * Whether this request's body is read as raw text for the tagged route: JSON with a
+ * declared length and no content encoding. Anything else (chunked, gzip, forms) goes
+ * through koa-body as before.
+ */
+export function isRawTaggedSubmission(ctx: Ctx): boolean {
+  if (ctx.method !== 'POST' || (ctx.path !== '/v1/measurements' && ctx.path !== '/v1/measurements/')) return false;
+  const h = ctx.req.headers;
+  if (h['transfer-encoding'] !== undefined || !(Number(h['content-length'] ?? 0) > 0)) return false;
+  const encoding = h['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+  return ctx.is('application/json') === 'application/json';
+}
+
+/** Errors shaped as raw-body's, so the error renderer explains them the same way. */
+function bodyError(type: string, message: string): Error {
+  return Object.assign(new Error(message), { type, status: 400, expose: true });
+}
+
+/** The UTF-8 text of the body (a byte-order mark dropped, as co-body does). */
+export function readRawText(ctx: Ctx): Promise<string> {
+  const req = ctx.req;
+  const expected = Number(req.headers['content-length']);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const done = (err: Error | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      req.off('error', onError);
+      if (err) return reject(err);
+      if (received !== expected) return reject(bodyError('request.size.invalid', 'request size did not match content length'));
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)).toString('utf8');
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    const onData = (chunk: Buffer) => { received += chunk.length; chunks.push(chunk); };
+    const onEnd = () => done(null);
+    const onAborted = () => done(bodyError('request.aborted', 'request aborted'));
+    const onError = (err: Error) => done(err);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAborted);
+    req.on('error', onError);
+  });
+}
+
+/** The body as koa-body would have set it (JSON.parse, prototype-key check), inspected. */
+export function parseJsonBody(text: string, maxDepth: number): unknown {
+  if (text === '') return text; // co-body hands an empty body on as ''
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+    if (parsed !== null && typeof parsed === 'object' && SUSPECT_PROTO.test(text)) rejectProtoKeys(parsed);
+  } catch (err) {
+    (err as { status?: number }).status = 400;
+    throw err;
+  }
+  inspect(parsed, maxDepth);
+  return parsed;
+}
+
+/** @hapi/bourne's scan: any own `__proto__` key anywhere is refused. */
+function rejectProtoKeys(root: object): void {
+  let next: object[] = [root];
+  while (next.length) {
+    const nodes = next;
+    next = [];
+    for (const node of nodes) {
+      if (Object.prototype.hasOwnProperty.call(node, '__proto__')) throw new SyntaxError('Object contains forbidden prototype property');
+      for (const value of Object.values(node)) if (value !== null && typeof value === 'object') next.push(value as object);
+    }
+  }
+}
