@@ -9,7 +9,8 @@
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
 import type { Sample, TagPairs } from './sample.js';
-import { MAX_MAGNITUDE, MIN_MAGNITUDE, cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
+import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
+import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
 import { FORBIDDEN_KEYS } from '../http/body.js';
 import type { MetricInput } from '../domain/metrics.js';
 

@@ -3,6 +3,7 @@
 // replace the top-level ones (an empty map counts as not given), value xor count+sum,
 // time and period top-level or per measurement, float exponent limits. All problems of
 // a request are collected, each under its element (`measurements[3].tags`).
+import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { ApiError, type ParamErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { attributesSchema, type MetricInput, type MetricAttributes } from '../domain/metrics.js';
@@ -14,9 +15,6 @@ export const TAG_VALUE = /^[-.:_?\\/A-Za-z0-9 ]{1,255}$/;
 const TAG_NAME_MESSAGE = 'names must be 1-64 characters of letters, digits, _ - . :';
 const TAG_VALUE_MESSAGE = 'values must be 1-255 characters of letters, digits, space, _ - . : ? \\ /';
 
-/** Base-10 exponent limits (librato-api-notes §9): above rejects, below becomes 0. */
-export const MAX_MAGNITUDE = 1e127;
-export const MIN_MAGNITUDE = 1e-130;
 
 export interface TaggedLimits {
   tagsPerMeasurement: number;

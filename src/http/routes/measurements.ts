@@ -37,6 +37,7 @@ export function measurementsRoutes(rt: Runtime): Router<RequestState> {
       ?? parseTagged(text !== undefined ? parseJsonBody(text, depth) ?? {} : body(ctx), limits);
     const total = samples.length;
     const { accepted } = await ingest(rt, accountId(ctx), samples, metricInputs, userAgent(ctx));
+    rt.metrics.ingestedSamples.inc({ api: 'tagged' }, accepted);
     ctx.status = 200;
     ctx.body = { measurements: { summary: { total, accepted, failed: 0, filtered: 0 } } };
   });
