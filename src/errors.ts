@@ -53,9 +53,6 @@ export function alreadyExists(field: string, message = 'has already been taken')
   return new ApiError(422, { params: { [field]: [message] } });
 }
 
-export function systemError(status: number, message: string): ApiError {
-  return new ApiError(status, { system: [message] });
-}
 
 /** Stable codes for failures outside HTTP (CLI, startup), so callers can branch on them. */
 export type GaugewayErrorCode = 'E_CONFIG_INVALID' | 'E_STORE_LOCKED' | 'E_STORE_CORRUPT' | 'E_USAGE' | 'E_NOT_RUNNING';
