@@ -8,7 +8,7 @@ import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors } from '../errors.js';
-import { compileGlob } from '../query/glob.js';
+import { compileGlob } from '../match/glob.js';
 import { AccountLock } from './account-lock.js';
 import { displayTextProblem } from './text.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';

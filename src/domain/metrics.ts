@@ -5,7 +5,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
 import { ApiError } from '../errors.js';
-import { compileGlob } from '../query/glob.js';
+import { compileGlob } from '../match/glob.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 
 export type MetricType = 'gauge' | 'counter' | 'composite';

@@ -2,7 +2,7 @@
 // API) -> a checked SourcedQuery. Sources are the tag `source`; data without one is
 // reported under `unassigned`.
 import { ApiError, paramErrors } from '../errors.js';
-import { compileGlob } from './glob.js';
+import { compileGlob } from '../match/glob.js';
 import { chooseTier, MAX_RESOLUTION, UNAVAILABLE_RESOLUTION, type Retention } from './window.js';
 import type { TagExpr } from '../store/tag-expr.js';
 import type { Tier } from '../store/engine.js';

@@ -1,7 +1,7 @@
 // The tag matcher the storage interface understands: a boolean tree over tag clauses.
 // The query layer builds it from `tags` or `tags_search`; the series index evaluates it
 // against its postings, so a filter never scans every series.
-import type { Glob } from '../query/glob.js';
+import type { Glob } from '../match/glob.js';
 
 export type TagExpr =
   | { op: 'all' }
