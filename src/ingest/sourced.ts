@@ -3,7 +3,7 @@
 // keyed by arbitrary index whose elements carry `name`, or an array of elements with
 // `name`. The source becomes the tag `source` downstream, so tagged queries see it.
 import { ApiError, type ParamErrors } from '../errors.js';
-import { checkElement, compileBoth } from '../http/validate.js';
+import { checkElement, compileBoth } from '../schema/validate.js';
 import { attributesSchema, type MetricInput } from '../domain/metrics.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { valueSample, type Sample, type TagPairs } from './sample.js';

@@ -7,7 +7,7 @@ import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { ApiError, type ParamErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { attributesSchema, type MetricInput, type MetricAttributes } from '../domain/metrics.js';
-import { compile, paramsFromAjv } from '../http/validate.js';
+import { compile, paramsFromAjv } from '../schema/validate.js';
 import type { Sample, TagPairs } from './sample.js';
 
 export const TAG_NAME = /^[-.:_A-Za-z0-9]{1,64}$/;

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Runtime } from '../../runtime.js';
 import { accountId, type RequestState } from '../state.js';
 import { body, isForm, queryOne, userAgent } from '../request.js';
-import { bodyValidator } from '../validate.js';
+import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { notFound } from '../../errors.js';
 import {

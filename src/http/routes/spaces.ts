@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Runtime } from '../../runtime.js';
 import { accountId, type Ctx, type RequestState } from '../state.js';
 import { body, isForm } from '../request.js';
-import { bodyValidator } from '../validate.js';
+import { bodyValidator } from '../../schema/validate.js';
 import { pageByName } from '../list.js';
 import { pathId } from '../path.js';
 import { chartSchema, spaceSchema, type ChartInput, type SpaceInput } from '../../domain/chart-schema.js';
