@@ -45,7 +45,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
 
 async function compact(config: Config, location: string, out: Out): Promise<number> {
   const [{ createLogger }, { createRuntime, closeRuntime }, { RetentionJob }] = await Promise.all([
-    import('../log.js'), import('../runtime.js'), import('../store/retention.js'),
+    import('../log.js'), import('../runtime.js'), import('../tsdb/retention.js'),
   ]);
   // enterStoppedDataDir may have entered the data dir (as its owner): paths are relative then.
   const local: Config = location === 'db' ? { ...config, data_dir: '.' } : config;

@@ -1,7 +1,7 @@
 // The one shape every ingest path produces (tagged today; source-based, scraping and
 // aggregation later) and the storage engine consumes: a summary at a time for a series
 // named by metric and sorted, lower-cased tag pairs.
-import type { Summary } from '../store/points.js';
+import type { Summary } from '../tsdb/points.js';
 
 /** Sorted by name, names unique, all lower-cased. */
 export type TagPairs = ReadonlyArray<readonly [string, string]>;

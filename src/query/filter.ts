@@ -5,7 +5,7 @@
 // loose `tags={host: a, region: [x, y]}`. `tags_search`: librato-api-notes §2 grammar.
 import { compileGlob, MAX_PATTERN_LENGTH } from '../match/glob.js';
 import { paramError } from '../errors.js';
-import type { TagExpr } from '../store/tag-expr.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
 
 const NAME = /^[-.:_A-Za-z0-9]{1,64}$/;
 const PATTERN = /^!?[-.:_?\\/A-Za-z0-9 *]{1,255}$/;

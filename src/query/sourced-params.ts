@@ -4,8 +4,8 @@
 import { ApiError, paramErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { chooseTier, MAX_RESOLUTION, UNAVAILABLE_RESOLUTION, type Retention } from './window.js';
-import type { TagExpr } from '../store/tag-expr.js';
-import type { Tier } from '../store/engine.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
+import type { Tier } from '../tsdb/engine.js';
 
 export interface SourcedQuery {
   resolution: number;

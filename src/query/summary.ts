@@ -3,7 +3,7 @@
 // function is computed from that merge: the downsampling of librato-api-notes §7 (min,
 // max, mean keep their function; sum, count and derivative sum up) falls out exactly,
 // and stddev is the pooled standard deviation of every sample in the bucket.
-import type { Points } from '../store/engine.js';
+import type { Points } from '../tsdb/engine.js';
 import type { SummarizeFunction } from '../domain/metrics.js';
 
 export const SUMMARY_FUNCTIONS = ['sum', 'min', 'max', 'count', 'mean', 'derivative', 'stddev', 'all'] as const;

@@ -3,8 +3,8 @@
 // that have been written in several parts (late or out-of-order data, restarts) are
 // merged into one chunk; then LevelDB compacts the range so the space is really freed.
 import cron from 'node-cron';
-import type { Store } from './db.js';
-import type { CommitQueue, WriteOp } from './commit.js';
+import type { Store } from '../store/db.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';

@@ -9,8 +9,8 @@
 // - checkpoint (timer, WAL size, shutdown): one atomic batch writes the sealed chunks,
 //   snapshots of changed open windows, and deletes the WAL records it covers. Replay
 //   = snapshots + the WAL records left.
-import type { Store } from './db.js';
-import type { CommitQueue, WriteOp } from './commit.js';
+import type { Store } from '../store/db.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
 import type { Logger } from '../log.js';
 import type { Sample } from '../ingest/sample.js';
 import type { TagExpr } from './tag-expr.js';
