@@ -4,7 +4,7 @@
 import type { MetricCatalog, MetricInput } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
-import type { Sample } from './sample.js';
+import type { Sample } from '../tsdb/sample.js';
 import { aggregated, aggregationPeriod } from './aggregate.js';
 
 export interface IngestDeps {

@@ -6,7 +6,7 @@ import { ApiError, type ParamErrors } from '../errors.js';
 import { checkElement, compileBoth } from '../schema/validate.js';
 import { attributesSchema, type MetricInput } from '../domain/metrics.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
-import { valueSample, type Sample, type TagPairs } from './sample.js';
+import { valueSample, type Sample, type TagPairs } from '../tsdb/sample.js';
 import type { MetricUse } from './pipeline.js';
 import { withinExponentLimits } from './float-limits.js';
 

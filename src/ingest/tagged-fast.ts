@@ -8,7 +8,7 @@
 // makes it return null, and the caller parses the same text the ordinary way, which
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
-import type { Sample, TagPairs } from './sample.js';
+import type { Sample, TagPairs } from '../tsdb/sample.js';
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
 import { FORBIDDEN_KEYS } from '../schema/inspect.js';

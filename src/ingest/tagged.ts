@@ -8,7 +8,7 @@ import { ApiError, type ParamErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { attributesSchema, type MetricInput, type MetricAttributes } from '../domain/metrics.js';
 import { compile, paramsFromAjv } from '../schema/validate.js';
-import type { Sample, TagPairs } from './sample.js';
+import type { Sample, TagPairs } from '../tsdb/sample.js';
 
 export const TAG_NAME = /^[-.:_A-Za-z0-9]{1,64}$/;
 export const TAG_VALUE = /^[-.:_?\\/A-Za-z0-9 ]{1,255}$/;

@@ -12,13 +12,13 @@
 import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import type { Logger } from '../log.js';
-import type { Sample } from '../ingest/sample.js';
+import type { Sample, Summary } from './sample.js';
 import type { TagExpr } from './tag-expr.js';
 import { SeriesIndex, tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
 import { Head, type HeadChunk } from './head.js';
 import { encodeChunk, decodeChunk } from './chunk.js';
 import { decodeWal, encodeWal } from './wal.js';
-import { rollUp, sortMerge, type Points, type Summary } from './points.js';
+import { rollUp, sortMerge, type Points } from './points.js';
 import { ChunkCatalog } from './catalog.js';
 import {
   TIERS, WINDOW, chunkKey, headKey, parseChunkKey, parseHeadKey, seriesKey, seriesRange, walKey, windowOf, type Tier,

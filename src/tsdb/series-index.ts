@@ -1,7 +1,7 @@
 // The series index, held in memory and persisted one record per series: account +
 // metric + sorted tag pairs -> series id, and postings (tag name -> value -> ids) per
 // metric, so a filter looks at the values of the tags it names, never at every series.
-import type { TagPairs } from '../ingest/sample.js';
+import type { TagPairs } from './sample.js';
 import type { TagExpr } from './tag-expr.js';
 
 export interface SeriesRef {

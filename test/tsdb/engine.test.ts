@@ -8,7 +8,7 @@ import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Engine, type EngineOptions } from '../../src/tsdb/engine.js';
 import { createLogger } from '../../src/log.js';
-import { valueSample } from '../../src/ingest/sample.js';
+import { valueSample } from '../../src/tsdb/sample.js';
 
 const log = createLogger('silent');
 
