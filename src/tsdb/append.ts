@@ -2,7 +2,7 @@
 // head, and the request becomes one WAL record; new series records and the WAL record
 // are handed to the commit queue together, so the promise resolves only once all of it
 // is in LevelDB, and replay always finds the series a record names.
-import type { WriteOp } from '../store/commit.js';
+import { putOp, type WriteOp } from '../store/commit.js';
 import type { Sample, Summary } from './sample.js';
 import type { EngineState } from './state.js';
 import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
@@ -34,7 +34,7 @@ export class Appender {
     const buf = encodeWal(account, ids, samples);
     st.walSeqs.push(seq);
     st.walBytes += buf.length;
-    ops.push({ type: 'put', sublevel: st.keyspaces.wal, key: walKey(seq), value: buf });
+    ops.push(putOp(st.keyspaces.wal, walKey(seq), buf));
     // Enqueue this record before any checkpoint that deletes it: the commit queue writes
     // in order, and a delete queued ahead of its put would leave the record to replay twice.
     return st.commit.write(ops);
@@ -50,8 +50,8 @@ export class Appender {
       ref = { id: ++st.nextSeries, account, metric: s.metric, tags: s.tags.map(([k, v]) => [k, v] as const) };
       st.index.add(ref, key);
       const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
-      ops.push({ type: 'put', sublevel: st.keyspaces.series, key: seriesKey(account, ref.id), value: rec });
-      ops.push({ type: 'put', sublevel: st.keyspaces.meta, key: 'series', value: st.nextSeries });
+      ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
+      ops.push(putOp(st.keyspaces.meta, 'series', st.nextSeries));
     }
     this.lastRef.set(s.tags, ref);
     return ref;

@@ -2,7 +2,7 @@
 // snapshots of the open windows changed since the last checkpoint, and deletes the WAL
 // records they cover. After it, replay needs only the snapshots and the WAL records
 // written since (wal-replay.ts).
-import type { WriteOp } from '../store/commit.js';
+import { putOp, delOp, type WriteOp } from '../store/commit.js';
 import type { EngineState, Pending } from './state.js';
 import { encodeChunk } from './chunk.js';
 import { sealIdle } from './seal.js';
@@ -27,27 +27,27 @@ export class Checkpointer {
     const { pts, heads, wal, meta } = st.keyspaces;
     sealIdle(st, Date.now());
     const ops: WriteOp[] = [];
-    for (const key of st.headDeletes) ops.push({ type: 'del', sublevel: heads, key });
+    for (const key of st.headDeletes) ops.push(delOp(heads, key));
     st.headDeletes = [];
     const flushed: Pending[] = [];
     for (const bySeries of st.pending.values()) {
       for (const p of bySeries.values()) {
-        ops.push({ type: 'put', sublevel: pts, key: p.key, value: p.buf });
+        ops.push(putOp(pts, p.key, p.buf));
         flushed.push(p);
       }
     }
     for (const c of st.head.chunks()) {
       if (!c.dirty) continue;
-      ops.push({ type: 'put', sublevel: heads, key: headKey(c.account, c.series, c.window), value: encodeChunk(c.points(), c.window) });
+      ops.push(putOp(heads, headKey(c.account, c.series, c.window), encodeChunk(c.points(), c.window)));
       c.dirty = false;
       c.snapshotted = true;
     }
-    for (const seq of st.walSeqs) ops.push({ type: 'del', sublevel: wal, key: walKey(seq) });
+    for (const seq of st.walSeqs) ops.push(delOp(wal, walKey(seq)));
     st.walSeqs = [];
     st.walBytes = 0;
     st.pendingBytes = 0;
     if (ops.length === 0) return;
-    ops.push({ type: 'put', sublevel: meta, key: 'seq', value: st.seq });
+    ops.push(putOp(meta, 'seq', st.seq));
     await st.commit.write(ops);
     for (const p of flushed) {
       const bySeries = st.pending.get(p.series);

@@ -4,7 +4,7 @@
 // merged into one chunk; then LevelDB compacts the range so the space is really freed.
 import cron from 'node-cron';
 import type { Store } from '../store/db.js';
-import type { CommitQueue, WriteOp } from '../store/commit.js';
+import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
@@ -76,7 +76,7 @@ export class RetentionJob {
       group = null;
       const k = g.first;
       if (k.window + TIER_WINDOW[k.tier] <= now - retentionOf(storage, k.tier)) {
-        for (const key of g.keys) ops.push({ type: 'del', sublevel: pts, key });
+        for (const key of g.keys) ops.push(delOp(pts, key));
         deleted.push(...g.keys);
         result.expired += g.keys.length;
       } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window) && !(k.tier === 60 && this.engine.hasRawParts(k.series, k.window))) {
@@ -90,9 +90,9 @@ export class RetentionJob {
         const parts = bufs.flatMap((b) => (b ? [decodeChunk(b, k.window)] : []));
         const merged = encodeChunk(sortMerge(parts), k.window);
         const keep = g.keys[g.keys.length - 1]!;
-        for (const key of g.keys.slice(0, -1)) ops.push({ type: 'del', sublevel: pts, key });
+        for (const key of g.keys.slice(0, -1)) ops.push(delOp(pts, key));
         deleted.push(...g.keys.slice(0, -1));
-        ops.push({ type: 'put', sublevel: pts, key: keep, value: merged });
+        ops.push(putOp(pts, keep, merged));
         result.merged += g.keys.length;
       }
       await flush();
