@@ -36,8 +36,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
     }
     out(`${config.data_dir}: ${(err as Error).message.split('. ')[0]}; repairing`);
   }
-  // level's types omit the static repair of the classic-level class it exports in Node
-  await (Level as unknown as { repair(location: string): Promise<void> }).repair(location);
+  await Level.repair(location);
   await (await Store.open(location, { sync: true })).close();
   out(`${config.data_dir}: repaired; it opens now. Start the service and check its data.`);
   return 0;

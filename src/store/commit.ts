@@ -10,7 +10,6 @@ import { ApiError } from '../errors.js';
  * invariant in their value type, so `any` is the only argument that admits them all
  * (abstract-level's own batch signature uses it); putOp below is where types are checked.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySublevel = Sublevel<any>;
 
 /**

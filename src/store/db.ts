@@ -9,6 +9,19 @@ import { GaugewayError } from '../errors.js';
 
 export type Db = Level<string, string>;
 
+// `level` is classic-level on Node (browser-level in browsers), and its typings cover only
+// what both share. Gaugeway runs on Node and uses two of classic-level's own calls.
+declare module 'level' {
+  interface Level<KDefault, VDefault> {
+    /** Compacts the keys from start to end, so LevelDB really frees what was deleted. */
+    compactRange(start: KDefault, end: KDefault): Promise<void>;
+  }
+  namespace Level {
+    /** LevelDB's repair: rebuilds the manifest from the table and log files it can read. */
+    function repair(location: string): Promise<void>;
+  }
+}
+
 /** A keyspace of the one database whose keys are strings and whose values are V. */
 export type Sublevel<V> = AbstractSublevel<Db, string | Buffer | Uint8Array, string, V>;
 

@@ -118,8 +118,6 @@ export class RetentionJob {
    * checkpoints deleted (every sublevel key starts with `!`).
    */
   async compact(): Promise<void> {
-    // `level` on Node is classic-level, which has compactRange; its typings do not say so
-    const db = this.store.db as unknown as { compactRange(start: string, end: string): Promise<void> };
-    await db.compactRange('!', '"');
+    await this.store.db.compactRange('!', '"');
   }
 }
