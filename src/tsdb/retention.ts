@@ -6,7 +6,6 @@ import cron from 'node-cron';
 import type { Store } from '../store/db.js';
 import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
-import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { TIER_WINDOW, chunkKey, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
@@ -19,7 +18,22 @@ export interface RetentionResult {
   merged: number;
 }
 
-function retentionOf(storage: Config['storage'], tier: Tier): number {
+/** Seconds each tier is kept (`storage.retention` of the config). */
+export interface Retention {
+  raw: number;
+  '60': number;
+  '900': number;
+  '3600': number;
+}
+
+/** What the job reads from the configuration, afresh at each run (a reload may change it). */
+export interface RetentionSettings {
+  retention: Retention;
+  /** cron expression */
+  retention_schedule: string;
+}
+
+function retentionOf(storage: RetentionSettings, tier: Tier): number {
   return tier === 0 ? storage.retention.raw : storage.retention[String(tier) as '60' | '900' | '3600'];
 }
 
@@ -31,7 +45,7 @@ export class RetentionJob {
     private readonly store: Store,
     private readonly commit: CommitQueue,
     private readonly engine: Engine,
-    private readonly storage: () => Config['storage'],
+    private readonly storage: () => RetentionSettings,
     private readonly log: Logger,
   ) {}
 
