@@ -9,11 +9,9 @@ import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { parseTaggedFast } from '../../ingest/tagged-fast.js';
 import { parseJsonBody } from '../raw-json.js';
 import { ingest } from '../../ingest/pipeline.js';
+import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
-
-/** Accepted up to this far ahead of the server clock (clock skew of senders). */
-const FUTURE_SLACK_SECONDS = 3600;
 
 export function measurementsRoutes(rt: Runtime): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/measurements' });
@@ -22,12 +20,9 @@ export function measurementsRoutes(rt: Runtime): Router<RequestState> {
     if (ctx.is('application/json') !== 'application/json') {
       throw new ApiError(415, { request: ['Content-Type must be application/json'] });
     }
-    const now = Math.floor(Date.now() / 1000);
     const limits: TaggedLimits = {
+      ...acceptedTimes(rt.config.storage.retention),
       tagsPerMeasurement: rt.config.limits.tags_per_measurement,
-      oldest: now - rt.config.storage.retention['3600'],
-      newest: now + FUTURE_SLACK_SECONDS,
-      now,
     };
     const depth = rt.config.limits.max_body_depth;
     const text = ctx.state.rawJson;

@@ -13,11 +13,9 @@ import {
 import { attributesSchema } from '../../domain/metrics.js';
 import { parseSourced, sourcedSamples } from '../../ingest/sourced.js';
 import { ingest } from '../../ingest/pipeline.js';
+import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params.js';
 import { runSourcedQuery } from '../../query/sourced.js';
-
-/** Accepted this far ahead of the server clock (senders' clock skew). */
-const FUTURE_SLACK_SECONDS = 3600;
 
 const validatePut = bodyValidator<MetricInput>(metricPutSchema);
 const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string }>(metricBatchUpdateSchema);
@@ -37,9 +35,9 @@ export function metricsRoutes(rt: Runtime): Router<RequestState> {
 
   // Source-based submission (API 1.0): 200 with no body.
   r.post('/', async (ctx) => {
-    const now = Math.floor(Date.now() / 1000);
-    const measurements = parseSourced(body(ctx), isForm(ctx), now);
-    const { samples, metrics } = sourcedSamples(measurements, { oldest: now - rt.config.storage.retention['3600'], newest: now + FUTURE_SLACK_SECONDS });
+    const times = acceptedTimes(rt.config.storage.retention);
+    const measurements = parseSourced(body(ctx), isForm(ctx), times.now);
+    const { samples, metrics } = sourcedSamples(measurements, times);
     await ingest(rt, accountId(ctx), samples, metrics, userAgent(ctx));
     rt.metrics.ingestedSamples.inc({ api: 'source' }, samples.length);
     ctx.body = null;
