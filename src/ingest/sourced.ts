@@ -4,7 +4,8 @@
 // `name`. The source becomes the tag `source` downstream, so tagged queries see it.
 import { ApiError, type ParamErrors } from '../errors.js';
 import { checkElement, compileBoth } from '../schema/validate.js';
-import { attributesSchema, type MetricInput } from '../domain/metrics.js';
+import type { MetricInput } from '../domain/metrics.js';
+import { attributesSchema } from '../domain/metric-attributes.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { valueSample, type Sample, type TagPairs } from '../tsdb/sample.js';
 import type { MetricUse } from './pipeline.js';

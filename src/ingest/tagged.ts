@@ -6,7 +6,8 @@
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { ApiError, type ParamErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
-import { attributesSchema, type MetricInput, type MetricAttributes } from '../domain/metrics.js';
+import type { MetricInput } from '../domain/metrics.js';
+import { attributesSchema, type MetricAttributes } from '../domain/metric-attributes.js';
 import { compile, paramsFromAjv } from '../schema/validate.js';
 import type { Sample, TagPairs } from '../tsdb/sample.js';
 import type { TimeWindow } from './time-window.js';

@@ -4,7 +4,7 @@
 // max, mean keep their function; sum, count and derivative sum up) falls out exactly,
 // and stddev is the pooled standard deviation of every sample in the bucket.
 import type { Points } from '../tsdb/engine.js';
-import type { SummarizeFunction } from '../domain/metrics.js';
+import type { SummarizeFunction } from '../domain/metric-attributes.js';
 
 export const SUMMARY_FUNCTIONS = ['sum', 'min', 'max', 'count', 'mean', 'derivative', 'stddev', 'all'] as const;
 export type SummaryFunction = (typeof SUMMARY_FUNCTIONS)[number];

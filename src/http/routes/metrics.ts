@@ -6,11 +6,10 @@ import { body, isForm, queryOne, userAgent } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { notFound } from '../../errors.js';
-import {
-  metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema, metricView,
-  type MetricAttributes, type MetricInput,
-} from '../../domain/metrics.js';
-import { attributesSchema } from '../../domain/metrics.js';
+import type { MetricInput } from '../../domain/metrics.js';
+import { attributesSchema, type MetricAttributes } from '../../domain/metric-attributes.js';
+import { metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema } from '../schemas/metrics.js';
+import { metricView } from '../views/metrics.js';
 import { parseSourced, sourcedSamples } from '../../ingest/sourced.js';
 import { ingest } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
