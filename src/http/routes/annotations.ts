@@ -6,12 +6,10 @@ import { body, isForm, queryOne } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { pageByName } from '../list.js';
 import { pathId } from '../path.js';
-import { eventView, groupBySource, parseEventQuery } from '../../domain/annotations.js';
+import { parseEventQuery, type EventInput, type Link, type StreamInput } from '../../domain/annotations.js';
 import { canonicalMetricName } from '../../domain/names.js';
-import {
-  eventUpdateSchema, linkSchema, newEventSchema, streamUpdateSchema,
-  type EventInput, type Link, type StreamInput,
-} from '../../domain/annotation-schema.js';
+import { eventUpdateSchema, linkSchema, newEventSchema, streamUpdateSchema } from '../schemas/annotations.js';
+import { eventView, groupBySource } from '../views/annotations.js';
 
 const validateNewEvent = bodyValidator<EventInput>(newEventSchema);
 const validateEventUpdate = bodyValidator<EventInput>(eventUpdateSchema);

@@ -6,7 +6,10 @@ import { body, isForm } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { pageByName } from '../list.js';
 import { pathId } from '../path.js';
-import { chartSchema, spaceSchema, type ChartInput, type SpaceInput } from '../../domain/chart-schema.js';
+import type { ChartInput, SpaceInput } from '../../domain/chart-input.js';
+import type { ChartRecord } from '../../domain/spaces.js';
+import { chartSchema, spaceSchema } from '../schemas/spaces.js';
+import { chartView } from '../views/spaces.js';
 
 const validateSpace = bodyValidator<SpaceInput>(spaceSchema);
 const validateNewChart = bodyValidator<ChartInput>(chartSchema(true));
@@ -16,6 +19,7 @@ export function spacesRoutes(rt: Runtime): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/spaces' });
   const spaceId = (ctx: Ctx) => pathId(ctx.params.id, 'Space');
   const chartId = (ctx: Ctx) => pathId(ctx.params.chart_id, 'Chart');
+  const view = async (ctx: Ctx, chart: ChartRecord) => chartView(chart, await rt.spaces.streamTypes(accountId(ctx), chart));
 
   r.get('/', async (ctx) => {
     const { query, items } = await pageByName(ctx, () => rt.spaces.list(accountId(ctx)), (s) => s.name);
@@ -48,7 +52,7 @@ export function spacesRoutes(rt: Runtime): Router<RequestState> {
 
   r.get('/:id/charts', async (ctx) => {
     const charts = await rt.spaces.listCharts(accountId(ctx), spaceId(ctx));
-    ctx.body = await Promise.all(charts.map((c) => rt.spaces.chartView(accountId(ctx), c)));
+    ctx.body = await Promise.all(charts.map((c) => view(ctx, c)));
   });
 
   r.post('/:id/charts', async (ctx) => {
@@ -56,19 +60,19 @@ export function spacesRoutes(rt: Runtime): Router<RequestState> {
     const chart = await rt.spaces.createChart(accountId(ctx), id, validateNewChart(body(ctx), isForm(ctx)));
     ctx.status = 201;
     ctx.set('Location', `/v1/spaces/${id}/charts/${chart.id}`);
-    ctx.body = await rt.spaces.chartView(accountId(ctx), chart);
+    ctx.body = await view(ctx, chart);
   });
 
   r.get('/:id/charts/:chart_id', async (ctx) => {
     const chart = await rt.spaces.getChart(accountId(ctx), spaceId(ctx), chartId(ctx));
-    ctx.body = await rt.spaces.chartView(accountId(ctx), chart);
+    ctx.body = await view(ctx, chart);
   });
 
   // The spec documents PUT; its own example replaces streams with POST on the chart path.
   const update = async (ctx: Ctx) => {
     const ids = [spaceId(ctx), chartId(ctx)] as const;
     const chart = await rt.spaces.updateChart(accountId(ctx), ...ids, validateChartUpdate(body(ctx), isForm(ctx)));
-    ctx.body = await rt.spaces.chartView(accountId(ctx), chart);
+    ctx.body = await view(ctx, chart);
   };
   r.put('/:id/charts/:chart_id', update);
   r.post('/:id/charts/:chart_id', update);
