@@ -1,7 +1,7 @@
 // One strict body parser for every route: JSON or form-urlencoded (Rails-style nesting,
 // `attributes[color]`, `names[]`, `links[0][href]`) parsed to the same plain object,
 // with size, depth, key and number checks before anything else sees it.
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../errors.js';
 import type { Middleware } from './state.js';
 import { isRawTaggedSubmission, readRawText } from './raw-json.js';
@@ -23,7 +23,7 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     jsonStrict: false,
     jsonLimit: limits.bytes,
     formLimit: limits.bytes,
-    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     // allowDots off: metric names contain dots (`gauges[cpu.load][value]`).
     queryString: { allowDots: false, depth: limits.depth, arrayLimit: 1000, parameterLimit: 50000, allowPrototypes: false },
   });
@@ -45,7 +45,7 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     return next();
   };
   const check: Middleware = async (ctx, next) => {
-    const body = (ctx.request as { body?: unknown }).body;
+    const body = ctx.request.body;
     if (body !== undefined) inspect(body, limits.depth);
     await next();
   };
