@@ -125,16 +125,21 @@ function series(call: CallNode, budget: Budget): SeriesExpr {
   };
 }
 
+/** Sorted by name, so that the same filter written in another order is read once. */
 function tagFilter(map: MapNode): [string, string][] {
-  return map.entries.map((e) => {
+  const seen = new Set<string>();
+  const pairs = map.entries.map((e): [string, string] => {
     const name = e.key.toLowerCase();
     if (!TAG_NAME.test(name)) throw errorAt(`tag name ${JSON.stringify(e.key)}`, e.keyColumn, '1-64 letters, digits, . : - _');
     const pattern = (e.value.kind === 'string' ? e.value.value : e.value.text).toLowerCase();
     if (!TAG_PATTERN.test(pattern)) {
       throw errorAt(`tag pattern ${text(e.value)}`, e.value.column, '1-255 letters, digits, spaces, . : - _ ? \\ / or *');
     }
+    if (seen.has(name)) throw errorAt(`duplicate tag name ${JSON.stringify(e.key)}`, e.keyColumn, 'each tag name once');
+    seen.add(name);
     return [name, pattern];
   });
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function timeshiftOffsets(node: StringNode): number[] {

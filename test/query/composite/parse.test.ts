@@ -53,7 +53,7 @@ t.test('the syntax tree keeps columns, strings, numbers and map keys', async (t)
 });
 
 t.test('series() becomes a typed node with its defaults', async (t) => {
-  t.same(parseComposite('s("CPU.User", {"Host": "Web*", port: 8080})'), {
+  t.same(parseComposite('s("CPU.User", {port: 8080, "Host": "Web*"})'), {
     kind: 'series', metric: 'cpu.user', tags: [['host', 'web*'], ['port', '8080']], fn: 'mean', period: null, group: true,
   });
   t.same(parseComposite('series("a")'), { kind: 'series', metric: 'a', tags: [], fn: 'mean', period: null, group: true });
@@ -138,6 +138,7 @@ t.test('function names, arguments and options are checked before anything runs',
     ['series("cpu idle", "*")', 'metric name "cpu idle" at column 8: expected 1-255 letters, digits, . : - _ or *'],
     ['series("a", "boatman*19")', 'string "boatman*19" at column 13: expected a tag map {"name": "pattern"}, "*" or "%"'],
     ['series("a", {"host": "a;b"})', 'tag pattern "a;b" at column 22: expected 1-255 letters, digits, spaces, . : - _ ? \\ / or *'],
+    ['series("a", {"host": "a", "HOST": "b"})', 'duplicate tag name "HOST" at column 27: expected each tag name once'],
     ['series("a", {"!host": "a"})', 'tag name "!host" at column 14: expected 1-64 letters, digits, . : - _'],
     ['series("a", "*", {function: "median"})', 'series function "median" at column 29: expected one of mean, sum, min, max, count'],
     ['s("a", "*", {period: "0"})', 's period "0" at column 22: expected a whole number from 1 to 604800'],
