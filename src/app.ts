@@ -1,6 +1,7 @@
 // Builds the Koa application: middleware order and routers, no sockets (server.ts owns
 // those), so tests can drive it through a real listener of their own.
-import Koa from 'koa';
+import Koa, { type Next } from 'koa';
+import type { RouterContext } from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from './runtime.js';
 import type { RequestState } from './http/state.js';
@@ -27,8 +28,8 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      rt.metrics.requestDuration.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, seconds);
+      const route = matchedRoute(ctx) ?? 'unmatched';
+      rt.metrics.requestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
       rt.log.debug({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), account: ctx.state.principal?.account.email }, 'request');
     }
   });
@@ -47,23 +48,29 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
   ]);
   // Every /v1 path, matched or not, is authenticated first: an unknown path says 404
   // only to a client that may ask.
-  app.use(async (ctx, next) => {
+  app.use(async (ctx: V1Context, next) => {
     if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
     return next();
   });
   return app;
 }
 
-type Mw = (ctx: never, next: () => Promise<unknown>) => unknown;
+/** The context the /v1 chain sees: the routers add their fields (params, matched route). */
+type V1Context = RouterContext<RequestState>;
+type V1Middleware = (ctx: V1Context, next: Next) => unknown;
 
 /** Runs middleware in order, as Koa does, for the /v1 sub-chain. */
-function compose(middleware: unknown[]): (ctx: unknown, next: () => Promise<unknown>) => Promise<unknown> {
-  const fns = middleware as Mw[];
+function compose(middleware: V1Middleware[]): (ctx: V1Context, next: Next) => Promise<unknown> {
   return (ctx, next) => {
     const dispatch = (i: number): Promise<unknown> => {
-      if (i === fns.length) return next();
-      return Promise.resolve(fns[i]!(ctx as never, () => dispatch(i + 1)));
+      if (i === middleware.length) return next();
+      return Promise.resolve(middleware[i]!(ctx, () => dispatch(i + 1)));
     };
     return dispatch(0);
   };
+}
+
+/** The route pattern @koa/router matched (it sets `_matchedRoute` on the context), if any. */
+function matchedRoute(ctx: object): string | undefined {
+  return '_matchedRoute' in ctx && ctx._matchedRoute != null ? String(ctx._matchedRoute) : undefined;
 }

@@ -14,8 +14,8 @@ import { ApiError } from './errors.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
 import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
-import { Engine } from './store/engine.js';
-import { RetentionJob } from './store/retention.js';
+import { Engine } from './tsdb/engine.js';
+import { RetentionJob } from './tsdb/retention.js';
 
 export interface Runtime {
   config: Config;

@@ -4,7 +4,7 @@
 // accounts and tokens in memory and writes through to LevelDB.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/db.js';
-import type { CommitQueue } from '../store/commit.js';
+import { putOp, type CommitQueue } from '../store/commit.js';
 import { Sequence } from '../store/sequence.js';
 import type { ConfigAccount, Role } from '../config/types.js';
 
@@ -135,14 +135,14 @@ export class AccountDirectory {
     if (this.byEmail.has(email.toLowerCase())) throw new AccountError('exists', `account ${email} already exists`);
     const { id, op } = await this.accountIds.next();
     const account: Account = { id, email: email.toLowerCase(), active: true, created_at: now() };
-    await this.commit.write([op, { type: 'put', sublevel: this.accounts, key: String(id), value: account }]);
+    await this.commit.write([op, putOp(this.accounts, String(id), account)]);
     this.remember(account);
     return account;
   }
 
   async setAccountActive(email: string, active: boolean): Promise<Account> {
     const account = { ...this.mustFind(email), active };
-    await this.commit.write([{ type: 'put', sublevel: this.accounts, key: String(account.id), value: account }]);
+    await this.commit.write([putOp(this.accounts, String(account.id), account)]);
     this.remember(account);
     return account;
   }
@@ -156,7 +156,7 @@ export class AccountDirectory {
     const secret = newTokenSecret();
     const t = now();
     const record: TokenRecord = { id, account_id: account.id, name, role, sha256: sha256Hex(secret), active: true, origin: 'stored', created_at: t, updated_at: t };
-    await this.commit.write([op, { type: 'put', sublevel: this.tokens, key: String(id), value: record }]);
+    await this.commit.write([op, putOp(this.tokens, String(id), record)]);
     this.tokensOf(this.stored, account.id).push(record);
     return { token: publicToken(record), secret };
   }
@@ -178,7 +178,7 @@ export class AccountDirectory {
   }
 
   private async saveToken(record: TokenRecord): Promise<void> {
-    await this.commit.write([{ type: 'put', sublevel: this.tokens, key: String(record.id), value: record }]);
+    await this.commit.write([putOp(this.tokens, String(record.id), record)]);
     const list = this.tokensOf(this.stored, record.account_id);
     list[list.findIndex((t) => t.id === record.id)] = record;
   }

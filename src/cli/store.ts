@@ -36,8 +36,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
     }
     out(`${config.data_dir}: ${(err as Error).message.split('. ')[0]}; repairing`);
   }
-  // level's types omit the static repair of the classic-level class it exports in Node
-  await (Level as unknown as { repair(location: string): Promise<void> }).repair(location);
+  await Level.repair(location);
   await (await Store.open(location, { sync: true })).close();
   out(`${config.data_dir}: repaired; it opens now. Start the service and check its data.`);
   return 0;
@@ -45,7 +44,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
 
 async function compact(config: Config, location: string, out: Out): Promise<number> {
   const [{ createLogger }, { createRuntime, closeRuntime }, { RetentionJob }] = await Promise.all([
-    import('../log.js'), import('../runtime.js'), import('../store/retention.js'),
+    import('../log.js'), import('../runtime.js'), import('../tsdb/retention.js'),
   ]);
   // enterStoppedDataDir may have entered the data dir (as its owner): paths are relative then.
   const local: Config = location === 'db' ? { ...config, data_dir: '.' } : config;

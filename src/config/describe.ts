@@ -59,7 +59,7 @@ export function formatPath(segments: string[]): string {
 }
 
 function schemaAt(segments: string[]): Record<string, unknown> {
-  let s: { properties?: Record<string, unknown>; items?: unknown } = configSchema as never;
+  let s: { properties?: Record<string, unknown>; items?: unknown } = configSchema;
   for (const seg of segments) {
     if (/^\d+$/.test(seg)) s = (s.items ?? {}) as typeof s;
     else s = (s.properties?.[seg] ?? {}) as typeof s;

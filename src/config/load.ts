@@ -58,8 +58,17 @@ export function configPath(opts: LoadOptions): string {
   return installed.find((f): f is string => !!f && existsSync(f)) ?? EMBEDDED_DEFAULT;
 }
 
+/**
+ * The config as the schema admits it, defaults filled in: what `finish` completes into a
+ * Config (host and port split from `listen`, retention durations in seconds, the source).
+ */
+type ValidConfig = Omit<Config, 'source' | 'http' | 'storage'> & {
+  http: Omit<Config['http'], 'host' | 'port'>;
+  storage: Omit<Config['storage'], 'retention'> & { retention: Record<keyof Config['storage']['retention'], number | string> };
+};
+
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-const validate = ajv.compile(configSchema);
+const validate = ajv.compile<ValidConfig>(configSchema);
 
 export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
@@ -106,14 +115,17 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
     origins.push({ path: ['data_dir'], label: '--data-dir' });
   }
 
-  if (!validate(data)) {
+  const valid = validate(data);
+  if (!valid) {
     for (const e of relevantErrors(validate.errors ?? [])) {
       const problem = describeAjvError(e, doc.contents, lineCounter, file, origins);
       if (!(problem.line > 0 && problem.file === file && unsetLines.has(problem.line))) problems.push(problem);
     }
+  } else if (!problems.length) {
+    problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
   }
-  if (!problems.length) problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
-  if (problems.length) throw new ConfigError(problems);
+  // (an invalid config always has a problem to show: its schema errors, or the unset variables they came from)
+  if (!valid || problems.length) throw new ConfigError(problems);
   // After validation, so defaults such as ./data resolve too; values from the
   // environment and flags are absolute already.
   resolvePathKeys(data, dirname(file));
@@ -128,13 +140,16 @@ export function durationSeconds(v: number | string): number {
   return Number(m[1]) * UNIT_SECONDS[m[2]!]!;
 }
 
-function finish(data: Record<string, unknown>, file: string): Config {
-  const c = data as unknown as Config & { storage: { retention: Record<string, number | string> } };
+function finish(c: ValidConfig, file: string): Config {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(c.http.listen)!;
-  c.http.host = m[1] ?? m[2]!;
-  c.http.port = Number(m[3]);
   const r = c.storage.retention;
-  for (const k of Object.keys(r)) r[k] = durationSeconds(r[k]!);
-  c.source = file;
-  return c as Config;
+  return {
+    ...c,
+    source: file,
+    http: { ...c.http, host: m[1] ?? m[2]!, port: Number(m[3]) },
+    storage: {
+      ...c.storage,
+      retention: { raw: durationSeconds(r.raw), '60': durationSeconds(r['60']), '900': durationSeconds(r['900']), '3600': durationSeconds(r['3600']) },
+    },
+  };
 }

@@ -3,13 +3,13 @@
 import type { LineCounter } from 'yaml';
 import { lineOf, type ConfigProblem, type ValueOrigin } from './describe.js';
 
+/** The keys these rules read, in a config the schema has admitted. */
 interface Checked {
   http: { headers_timeout_ms: number; request_timeout_ms: number };
   tls: { cert_file: string | null; key_file: string | null };
 }
 
-export function crossKeyProblems(data: Record<string, unknown>, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
-  const c = data as unknown as Checked;
+export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   /** blames the key that was set (in the file, the environment or a flag) for a rule about `path` */
   const at = (blamed: string[], path: string, message: string) => {

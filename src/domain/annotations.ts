@@ -8,11 +8,33 @@ import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors } from '../errors.js';
-import { compileGlob } from '../query/glob.js';
+import { compileGlob } from '../match/glob.js';
 import { AccountLock } from './account-lock.js';
 import { displayTextProblem } from './text.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
-import { MAX_LINKS, MAX_TIME, type EventInput, type Link, type StreamInput } from './annotation-schema.js';
+
+/** Unix seconds up to the year 9999: twelve digits at most, as the event keys expect. */
+export const MAX_TIME = 253402300799;
+export const MAX_LINKS = 50;
+
+export interface Link {
+  rel: string;
+  href: string;
+  label?: string | null;
+}
+
+export interface EventInput {
+  title?: string;
+  source?: string | null;
+  description?: string | null;
+  links?: Link[];
+  start_time?: number;
+  end_time?: number | null;
+}
+
+export interface StreamInput {
+  display_name?: string | null;
+}
 
 export interface AnnotationStream {
   name: string;
@@ -241,21 +263,4 @@ export function parseEventQuery(raw: { start_time?: string; end_time?: string; c
   if (raw.sources.some((s) => s.length === 0 || s.length > 255)) params.sources = ['must be 1 to 255 characters each'];
   if (Object.keys(params).length) throw paramErrors(params);
   return q;
-}
-
-export function eventView(e: AnnotationEvent): Record<string, unknown> {
-  return { id: e.id, title: e.title, description: e.description, source: e.source, start_time: e.start_time, end_time: e.end_time, links: e.links };
-}
-
-/** The spec's shape: one object of source name to that source's events, in start-time order. */
-export function groupBySource(events: AnnotationEvent[]): Record<string, unknown>[] {
-  if (events.length === 0) return [];
-  // a Map, not an object literal: a source may be named `__proto__`
-  const groups = new Map<string, unknown[]>();
-  for (const e of events) {
-    const key = e.source ?? UNASSIGNED;
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key)!.push(eventView(e));
-  }
-  return [Object.fromEntries(groups)];
 }

@@ -5,24 +5,11 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
 import { ApiError } from '../errors.js';
-import { compileGlob } from '../query/glob.js';
+import { compileGlob } from '../match/glob.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+import type { MetricAttributes } from './metric-attributes.js';
 
 export type MetricType = 'gauge' | 'counter' | 'composite';
-export type SummarizeFunction = 'average' | 'sum' | 'count' | 'min' | 'max';
-
-export interface MetricAttributes {
-  color?: string | null;
-  display_max?: number | null;
-  display_min?: number | null;
-  display_units_long?: string | null;
-  display_units_short?: string | null;
-  display_stacked?: boolean;
-  summarize_function?: SummarizeFunction;
-  aggregate?: boolean;
-  gap_detection?: boolean;
-  created_by_ua?: string;
-}
 
 export interface MetricRecord {
   name: string;
@@ -44,67 +31,6 @@ export interface MetricInput {
   period?: number | null;
   attributes?: MetricAttributes;
   composite?: string | null;
-}
-
-const SUMMARIZE = ['average', 'sum', 'count', 'min', 'max'];
-
-export const attributesSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    color: { type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' },
-    display_max: { type: ['number', 'null'] },
-    display_min: { type: ['number', 'null'] },
-    display_units_long: { type: ['string', 'null'], maxLength: 255 },
-    display_units_short: { type: ['string', 'null'], maxLength: 255 },
-    display_stacked: { type: 'boolean' },
-    summarize_function: { enum: SUMMARIZE },
-    aggregate: { type: 'boolean' },
-    gap_detection: { type: 'boolean' },
-    // Server-owned; accepted so that a GET body can be PUT back, but never taken.
-    created_by_ua: { type: ['string', 'null'] },
-  },
-} as const;
-
-const metricProperties = {
-  type: { enum: ['gauge', 'composite', 'counter'] },
-  display_name: { type: ['string', 'null'], maxLength: 255 },
-  description: { type: ['string', 'null'], maxLength: 1024 },
-  period: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
-  attributes: attributesSchema,
-  composite: { type: ['string', 'null'], maxLength: 8192 },
-} as const;
-
-/** PUT /v1/metrics/:name. Fields a GET returns (name, source_lag, ...) may be echoed back. */
-export const metricPutSchema = {
-  type: 'object',
-  properties: { ...metricProperties, name: { type: 'string' } },
-} as const;
-
-/** PUT /v1/metrics (batch): `names` plus properties, attributes nested or at the top level. */
-export const metricBatchUpdateSchema = {
-  type: 'object',
-  required: ['names'],
-  properties: {
-    names: namesSchema(),
-    ...metricProperties,
-    ...attributesSchema.properties,
-  },
-} as const;
-
-export const metricBatchDeleteSchema = {
-  type: 'object',
-  required: ['names'],
-  properties: { names: namesSchema() },
-} as const;
-
-function namesSchema() {
-  return {
-    anyOf: [
-      { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', minLength: 1, maxLength: 255 } },
-      { type: 'string', minLength: 1, maxLength: 255 },
-    ],
-  };
 }
 
 /** Called with the metrics being deleted; returns the operations that remove their data. */
@@ -293,19 +219,4 @@ function checkRules(m: MetricRecord): void {
     params.attributes = ['summarize_function and aggregate apply to gauges only'];
   }
   if (Object.keys(params).length) throw new ApiError(400, { params });
-}
-
-/** The API's view of a metric. */
-export function metricView(m: MetricRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    name: m.name,
-    display_name: m.display_name,
-    description: m.description,
-    period: m.period,
-    type: m.type,
-    attributes: m.attributes,
-    source_lag: null,
-  };
-  if (m.type === 'composite') view.composite = m.composite;
-  return view;
 }

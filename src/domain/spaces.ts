@@ -14,7 +14,7 @@ import { canonicalMetricName } from './names.js';
 import {
   CHART_FIELDS,
   type ChartInput, type ChartType, type Scalar, type SpaceInput, type StreamInput, type Threshold,
-} from './chart-schema.js';
+} from './chart-input.js';
 
 export interface SpaceRecord {
   id: number;
@@ -51,6 +51,8 @@ const chartKey = (spaceId: number, chartId: number) => `${idKey(spaceId)}!${idKe
 const chartsOf = (spaceId: number) => `${idKey(spaceId)}!`;
 
 const now = () => Math.floor(Date.now() / 1000);
+
+const KNOWN_CHART_FIELDS: ReadonlySet<string> = new Set(CHART_FIELDS);
 
 /** Space names are unique per account without regard to case or surrounding blanks. */
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -179,7 +181,7 @@ export class Spaces {
    * replaces every stream. New stream ids are reserved through `ops`.
    */
   private async applyChart(accountId: number, chart: ChartRecord, input: ChartInput, ops: WriteOp[]): Promise<ChartRecord> {
-    const next: ChartRecord = { ...chart, extra: { ...chart.extra, ...extrasOf(input, CHART_FIELDS) } };
+    const next: ChartRecord = { ...chart, extra: { ...chart.extra, ...extrasOf(input, KNOWN_CHART_FIELDS) } };
     if (input.name !== undefined) next.name = input.name.trim();
     if (input.type !== undefined) next.type = input.type;
     if (input.min !== undefined) next.min = input.min;
@@ -250,30 +252,13 @@ export class Spaces {
     else if (!(await this.spaces.get(accountId, spaceKey(related)))) add(errors, 'related_space', 'must be the id of one of your spaces');
   }
 
-  /** Streams as the API shows them, with `type` recomputed from what the stream plots. */
-  async streamViews(accountId: number, chart: ChartRecord): Promise<Record<string, unknown>[]> {
-    const views: Record<string, unknown>[] = [];
+  /** What each stream plots, recomputed on every read: its metric's type (a gauge until the metric exists), or composite. */
+  async streamTypes(accountId: number, chart: ChartRecord): Promise<string[]> {
+    const types: string[] = [];
     for (const s of chart.streams) {
-      const type = typeof s.metric === 'string' ? ((await this.metricType(accountId, s.metric)) ?? 'gauge') : 'composite';
-      views.push({ ...s, type });
+      types.push(typeof s.metric === 'string' ? ((await this.metricType(accountId, s.metric)) ?? 'gauge') : 'composite');
     }
-    return views;
-  }
-
-  async chartView(accountId: number, chart: ChartRecord): Promise<Record<string, unknown>> {
-    // extras never share a name with a spec field (extrasOf), so their place is cosmetic
-    return {
-      id: chart.id,
-      name: chart.name,
-      type: chart.type,
-      streams: await this.streamViews(accountId, chart),
-      min: chart.min,
-      max: chart.max,
-      label: chart.label,
-      related_space: chart.related_space,
-      thresholds: chart.thresholds,
-      ...chart.extra,
-    };
+    return types;
   }
 }
 
@@ -288,7 +273,7 @@ function add(errors: ParamErrors, field: string, message: string): void {
   list.push(message);
 }
 
-function extrasOf(input: Record<string, unknown>, known: Set<string>): Record<string, Scalar> {
+function extrasOf(input: Record<string, unknown>, known: ReadonlySet<string>): Record<string, Scalar> {
   const extra: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(input)) if (!known.has(k)) extra[k] = v as Scalar;
   return extra;

@@ -31,9 +31,14 @@ export function buildAdminApp(accounts: () => AccountDirectory, log: Logger): Ko
       ctx.body = { errors: { request: [`no admin operation ${ctx.method} ${ctx.path}`] } };
       return;
     }
-    const body = ((ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {});
+    // operations read named fields; any other JSON (an array) names none
+    const body = isObject(ctx.request.body) ? ctx.request.body : {};
     ctx.body = await found.op.run(accounts(), found.params, body);
     ctx.status = found.op.status;
   });
   return app;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

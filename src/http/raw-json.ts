@@ -3,7 +3,7 @@
 // to parsing it into objects when the fast path declines. `parseJsonBody` is that
 // fallback, with koa-body's exact results and errors (co-body + @hapi/bourne, then the
 // body inspector), so the route answers every body as it did when koa-body parsed it.
-import { inspect } from './body.js';
+import { inspect } from '../schema/inspect.js';
 import type { Ctx } from './state.js';
 
 const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;

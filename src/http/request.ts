@@ -6,7 +6,7 @@ export function isForm(ctx: Ctx): boolean {
 }
 
 export function body(ctx: Ctx): unknown {
-  return (ctx.request as { body?: unknown }).body ?? {};
+  return ctx.request.body ?? {};
 }
 
 export function userAgent(ctx: Ctx): string | null {

@@ -45,7 +45,7 @@ export async function loadTls(config: Config, log: Logger): Promise<TlsMaterial>
           { type: 2, value: hostname() },
         ] },
       ],
-    } as never);
+    });
     mkdirSync(join(config.data_dir, 'tls'), { recursive: true, mode: 0o700 });
     writeFileSync(paths.key, pems.private, { mode: 0o600 });
     writeFileSync(paths.cert, pems.cert, { mode: 0o644 });

@@ -4,7 +4,7 @@
 // sum of squares), aggregating is flooring each time to its period: the "buffer" is the
 // engine's head, written ahead and checkpointed like any point, so it survives kill -9,
 // a restart and SIGTERM without a flush of its own.
-import type { Sample } from './sample.js';
+import type { Sample } from '../tsdb/sample.js';
 
 export const DEFAULT_AGGREGATION_PERIOD = 60;
 

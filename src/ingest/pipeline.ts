@@ -2,9 +2,9 @@
 // metric exists (properties of the request apply only on creation), apply service-side
 // aggregation, then append to the storage engine, which resolves once it is durable.
 import type { MetricCatalog, MetricInput } from '../domain/metrics.js';
-import type { SeriesStore } from '../store/engine.js';
+import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
-import type { Sample } from './sample.js';
+import type { Sample } from '../tsdb/sample.js';
 import { aggregated, aggregationPeriod } from './aggregate.js';
 
 export interface IngestDeps {

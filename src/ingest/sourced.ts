@@ -3,12 +3,14 @@
 // keyed by arbitrary index whose elements carry `name`, or an array of elements with
 // `name`. The source becomes the tag `source` downstream, so tagged queries see it.
 import { ApiError, type ParamErrors } from '../errors.js';
-import { checkElement, compileBoth } from '../http/validate.js';
-import { attributesSchema, type MetricInput } from '../domain/metrics.js';
+import { checkElement, compileBoth } from '../schema/validate.js';
+import type { MetricInput } from '../domain/metrics.js';
+import { attributesSchema } from '../domain/metric-attributes.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
-import { valueSample, type Sample, type TagPairs } from './sample.js';
+import { valueSample, type Sample, type TagPairs } from '../tsdb/sample.js';
 import type { MetricUse } from './pipeline.js';
 import { withinExponentLimits } from './float-limits.js';
+import type { TimeWindow } from './time-window.js';
 
 export type SourcedKind = 'gauge' | 'counter';
 
@@ -158,26 +160,20 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   return m;
 }
 
-export interface SourcedLimits {
-  /** accepted time range, epoch seconds */
-  oldest: number;
-  newest: number;
-}
-
 /**
  * Measurements -> engine samples (the source as the tag `source`) and what the request
  * says about each metric. Also refuses times out of range, floats beyond Librato's
  * exponent limits, and one name used both as a gauge and as a counter.
  */
-export function sourcedSamples(ms: SourcedMeasurement[], limits: SourcedLimits): { samples: Sample[]; metrics: Map<string, MetricUse> } {
+export function sourcedSamples(ms: SourcedMeasurement[], times: TimeWindow): { samples: Sample[]; metrics: Map<string, MetricUse> } {
   const params: Record<string, string[]> = {};
   const samples: Sample[] = [];
   const metrics = new Map<string, MetricUse>();
   const tagSets = new Map<string | null, TagPairs>();
   ms.forEach((m, index) => {
     const bad = (f: string, msg: string) => { (params[`${m.path}.${f}`] ??= []).push(msg); };
-    if (m.time < limits.oldest) bad('measure_time', 'too far in past');
-    if (m.time > limits.newest) bad('measure_time', 'too far in future');
+    if (m.time < times.oldest) bad('measure_time', 'too far in past');
+    if (m.time > times.newest) bad('measure_time', 'too far in future');
     const fields = ['value', 'count', 'sum', 'min', 'max', 'sum_squares'] as const;
     const v: Partial<Record<(typeof fields)[number], number>> = {};
     for (const f of fields) {

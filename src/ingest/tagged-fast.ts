@@ -8,10 +8,10 @@
 // makes it return null, and the caller parses the same text the ordinary way, which
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
-import type { Sample, TagPairs } from './sample.js';
+import type { Sample, TagPairs } from '../tsdb/sample.js';
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
-import { FORBIDDEN_KEYS } from '../http/body.js';
+import { FORBIDDEN_KEYS } from '../schema/inspect.js';
 import type { MetricInput } from '../domain/metrics.js';
 
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];

@@ -6,9 +6,11 @@
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { ApiError, type ParamErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
-import { attributesSchema, type MetricInput, type MetricAttributes } from '../domain/metrics.js';
-import { compile, paramsFromAjv } from '../http/validate.js';
-import type { Sample, TagPairs } from './sample.js';
+import type { MetricInput } from '../domain/metrics.js';
+import { attributesSchema, type MetricAttributes } from '../domain/metric-attributes.js';
+import { compile, paramsFromAjv } from '../schema/validate.js';
+import type { Sample, TagPairs } from '../tsdb/sample.js';
+import type { TimeWindow } from './time-window.js';
 
 export const TAG_NAME = /^[-.:_A-Za-z0-9]{1,64}$/;
 export const TAG_VALUE = /^[-.:_?\\/A-Za-z0-9 ]{1,255}$/;
@@ -16,14 +18,8 @@ const TAG_NAME_MESSAGE = 'names must be 1-64 characters of letters, digits, _ - 
 const TAG_VALUE_MESSAGE = 'values must be 1-255 characters of letters, digits, space, _ - . : ? \\ /';
 
 
-export interface TaggedLimits {
+export interface TaggedLimits extends TimeWindow {
   tagsPerMeasurement: number;
-  /** oldest accepted time, epoch seconds */
-  oldest: number;
-  /** newest accepted time, epoch seconds */
-  newest: number;
-  /** time for measurements that give none */
-  now: number;
 }
 
 export interface TaggedBatch {

@@ -3,9 +3,9 @@
 // `tags[!name]` = lacks the tag, `*` or an empty map = every series, `{host: *}` = has
 // the tag. Accepted as `tags[host]=a`, `tags[host][]=a`, `tags={"host":"a"}` and the
 // loose `tags={host: a, region: [x, y]}`. `tags_search`: librato-api-notes §2 grammar.
-import { compileGlob, MAX_PATTERN_LENGTH } from './glob.js';
+import { compileGlob, MAX_PATTERN_LENGTH } from '../match/glob.js';
 import { paramError } from '../errors.js';
-import type { TagExpr } from '../store/tag-expr.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
 
 const NAME = /^[-.:_A-Za-z0-9]{1,64}$/;
 const PATTERN = /^!?[-.:_?\\/A-Za-z0-9 *]{1,255}$/;

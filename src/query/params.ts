@@ -1,8 +1,9 @@
 // GET /v1/measurements/:name query string -> a checked SeriesQuery.
 import { paramError, paramErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
-import type { TagExpr } from '../store/tag-expr.js';
-import { parseWindow, type Retention, type Window } from './window.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
+import type { Retention } from '../tsdb/retention.js';
+import { parseWindow, type Window } from './window.js';
 import { parseTagsSearch, tagsFromQuery, tagsMapToExpr } from './filter.js';
 import { GROUP_FUNCTIONS, SUMMARY_FUNCTIONS, type GroupFunction, type SummaryFunction } from './summary.js';
 import { decodeCursor } from './cursor.js';

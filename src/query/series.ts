@@ -1,9 +1,9 @@
 // GET /v1/measurements/:name: select series through the tag index, read the chosen tier,
 // roll up to the resolution, summarise, group, order by tag pairs, paginate.
 import type { MetricCatalog } from '../domain/metrics.js';
-import type { SeriesRef, SeriesStore } from '../store/engine.js';
-import { tagKey } from '../store/series-index.js';
-import { rollUp } from '../store/points.js';
+import type { SeriesRef, SeriesStore } from '../tsdb/engine.js';
+import { tagKey } from '../tsdb/series-index.js';
+import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
 import { combine, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';

@@ -2,10 +2,11 @@
 // API) -> a checked SourcedQuery. Sources are the tag `source`; data without one is
 // reported under `unassigned`.
 import { ApiError, paramErrors } from '../errors.js';
-import { compileGlob } from './glob.js';
-import { chooseTier, MAX_RESOLUTION, UNAVAILABLE_RESOLUTION, type Retention } from './window.js';
-import type { TagExpr } from '../store/tag-expr.js';
-import type { Tier } from '../store/engine.js';
+import { compileGlob } from '../match/glob.js';
+import { chooseTier, MAX_RESOLUTION, UNAVAILABLE_RESOLUTION } from './window.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
+import type { Retention } from '../tsdb/retention.js';
+import type { Tier } from '../tsdb/engine.js';
 
 export interface SourcedQuery {
   resolution: number;

@@ -3,8 +3,9 @@
 // Counters are returned as submitted; whenever they are summarized they are first turned
 // into deltas, a decrease counting as a reset (the delta is then the new value).
 import type { MetricRecord } from '../domain/metrics.js';
-import type { Points, SeriesStore } from '../store/engine.js';
-import { emptyPoints, pushPoint, rollUp, sortMerge, type Summary } from '../store/points.js';
+import type { Points, SeriesStore } from '../tsdb/engine.js';
+import { emptyPoints, pushPoint, rollUp, sortMerge } from '../tsdb/points.js';
+import type { Summary } from '../tsdb/sample.js';
 import type { SourcedQuery } from './sourced-params.js';
 
 /** Records per source in one response; beyond it `query.next_time` continues. */

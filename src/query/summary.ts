@@ -3,8 +3,8 @@
 // function is computed from that merge: the downsampling of librato-api-notes §7 (min,
 // max, mean keep their function; sum, count and derivative sum up) falls out exactly,
 // and stddev is the pooled standard deviation of every sample in the bucket.
-import type { Points } from '../store/engine.js';
-import type { SummarizeFunction } from '../domain/metrics.js';
+import type { Points } from '../tsdb/engine.js';
+import type { SummarizeFunction } from '../domain/metric-attributes.js';
 
 export const SUMMARY_FUNCTIONS = ['sum', 'min', 'max', 'count', 'mean', 'derivative', 'stddev', 'all'] as const;
 export type SummaryFunction = (typeof SUMMARY_FUNCTIONS)[number];
@@ -15,16 +15,6 @@ export type GroupFunction = (typeof GROUP_FUNCTIONS)[number];
 /** The metric's persisted `summarize_function` as a query summary function. */
 export function fromSummarize(f: SummarizeFunction | undefined): SummaryFunction {
   return f === undefined || f === 'average' ? 'mean' : f;
-}
-
-export interface AllSummary {
-  value: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  last: number;
-  stddev: number;
 }
 
 export interface Measurement {
@@ -43,10 +33,6 @@ function stddevOf(count: number, sum: number, sumsq: number): number {
   return Math.sqrt(Math.max(0, sumsq / count - mean * mean));
 }
 
-/**
- * Buckets (already rolled up to the resolution) -> measurements. `derivative` needs the
- * bucket before the first requested one; pass it in `p` and set `firstTime`.
- */
 /** Change of the last value since the previous bucket. A counter that went down was
  * reset: it counted up from 0 to its new value. */
 function delta(p: Points, i: number, counter: boolean): number {
@@ -54,6 +40,10 @@ function delta(p: Points, i: number, counter: boolean): number {
   return counter && d < 0 ? p.last[i]! : d;
 }
 
+/**
+ * Buckets (already rolled up to the resolution) -> measurements. `derivative` needs the
+ * bucket before the first requested one; pass it in `p` and set `firstTime`.
+ */
 export function summarize(p: Points, fn: SummaryFunction, firstTime: number, counter = false): Measurement[] {
   const out: Measurement[] = [];
   for (let i = 0; i < p.t.length; i++) {

@@ -3,17 +3,11 @@
 // start; the raw tier serves any resolution within its retention. None: the 400 of
 // librato-api-notes §7.
 import { ApiError, paramErrors } from '../errors.js';
-import type { Tier } from '../store/engine.js';
+import type { Tier } from '../tsdb/engine.js';
+import type { Retention } from '../tsdb/retention.js';
 
 export const MAX_RESOLUTION = 604800;
 export const UNAVAILABLE_RESOLUTION = 'The requested data resolution is unavailable for the given time range. Please try a different resolution.';
-
-export interface Retention {
-  raw: number;
-  '60': number;
-  '900': number;
-  '3600': number;
-}
 
 export interface Window {
   resolution: number;

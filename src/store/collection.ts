@@ -1,7 +1,7 @@
 // JSON records of one kind, each under its account: key `<accountId>!<key>`. Listing an
 // account's records is one range read; no account can reach another's keys.
 import type { Store } from './db.js';
-import type { WriteOp } from './commit.js';
+import { putOp, delOp, type WriteOp } from './commit.js';
 
 export class Collection<T> {
   readonly level;
@@ -37,11 +37,11 @@ export class Collection<T> {
   }
 
   put(accountId: number, key: string, value: T): WriteOp {
-    return { type: 'put', sublevel: this.level as never, key: this.key(accountId, key), value: value as never };
+    return putOp(this.level, this.key(accountId, key), value);
   }
 
   del(accountId: number, key: string): WriteOp {
-    return { type: 'del', sublevel: this.level as never, key: this.key(accountId, key) };
+    return delOp(this.level, this.key(accountId, key));
   }
 }
 

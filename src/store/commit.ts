@@ -2,13 +2,32 @@
 // when the previous fsync finishes is written as one LevelDB batch. Each caller's
 // promise resolves only after the batch holding its operations is on disk, so an
 // acknowledged write survives kill -9 (and, with sync, a machine crash).
-import type { Db } from './db.js';
+import type { Db, Sublevel } from './db.js';
 import { ApiError } from '../errors.js';
 
-/** One put or del, usually aimed at a sublevel of the root database. */
+/**
+ * A sublevel whatever its value type, as LevelDB's batch takes it. Sublevel types are
+ * invariant in their value type, so `any` is the only argument that admits them all
+ * (abstract-level's own batch signature uses it); putOp below is where types are checked.
+ */
+type AnySublevel = Sublevel<any>;
+
+/**
+ * One put or del aimed at a sublevel of the database, built by putOp / delOp: a put's
+ * value has its sublevel's value type, and the batch encodes it with that sublevel's
+ * encoding.
+ */
 export type WriteOp =
-  | { type: 'put'; sublevel?: unknown; key: string; value: unknown }
-  | { type: 'del'; sublevel?: unknown; key: string };
+  | { readonly type: 'put'; readonly sublevel: AnySublevel; readonly key: string; readonly value: unknown }
+  | { readonly type: 'del'; readonly sublevel: AnySublevel; readonly key: string };
+
+export function putOp<V>(sublevel: Sublevel<V>, key: string, value: NoInfer<V>): WriteOp {
+  return { type: 'put', sublevel, key, value };
+}
+
+export function delOp<V>(sublevel: Sublevel<V>, key: string): WriteOp {
+  return { type: 'del', sublevel, key };
+}
 
 interface Pending {
   ops: WriteOp[];
@@ -47,7 +66,7 @@ export class CommitQueue {
       const batch = this.open;
       this.open = null;
       try {
-        await this.db.batch(batch.ops as never, { sync: this.sync });
+        await this.db.batch<string, unknown>(batch.ops, { sync: this.sync });
         for (const w of batch.waiters) w.resolve();
       } catch (err) {
         this.failed = err as Error;

@@ -4,10 +4,26 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Level } from 'level';
+import type { AbstractSublevel } from 'abstract-level';
 import { GaugewayError } from '../errors.js';
 
 export type Db = Level<string, string>;
-export type BinaryDb = ReturnType<Db['sublevel']>;
+
+// `level` is classic-level on Node (browser-level in browsers), and its typings cover only
+// what both share. Gaugeway runs on Node and uses two of classic-level's own calls.
+declare module 'level' {
+  interface Level<KDefault, VDefault> {
+    /** Compacts the keys from start to end, so LevelDB really frees what was deleted. */
+    compactRange(start: KDefault, end: KDefault): Promise<void>;
+  }
+  namespace Level {
+    /** LevelDB's repair: rebuilds the manifest from the table and log files it can read. */
+    function repair(location: string): Promise<void>;
+  }
+}
+
+/** A keyspace of the one database whose keys are strings and whose values are V. */
+export type Sublevel<V> = AbstractSublevel<Db, string | Buffer | Uint8Array, string, V>;
 
 export interface OpenOptions {
   /** fsync each write; see docs/storage.md for what turning it off costs */
@@ -45,12 +61,12 @@ export class Store {
   }
 
   /** A JSON-valued keyspace of its own. */
-  json<T>(name: string) {
+  json<T>(name: string): Sublevel<T> {
     return this.db.sublevel<string, T>(name, { valueEncoding: 'json' });
   }
 
   /** A binary-valued keyspace of its own (keys are strings, values Buffers). */
-  binary(name: string) {
+  binary(name: string): Sublevel<Buffer> {
     return this.db.sublevel<string, Buffer>(name, { valueEncoding: 'buffer' });
   }
 

@@ -1,7 +1,7 @@
 // Monotonic integer ids per kind. The next value lives in memory (one process owns the
 // database) and is persisted in the same batch as the record that uses it.
 import type { Store } from './db.js';
-import type { WriteOp } from './commit.js';
+import { putOp, type WriteOp } from './commit.js';
 
 export class Sequence {
   private readonly level;
@@ -19,6 +19,6 @@ export class Sequence {
       await this.loading;
     }
     const id = ++this.current!;
-    return { id, op: { type: 'put', sublevel: this.level as never, key: this.name, value: id as never } };
+    return { id, op: putOp(this.level, this.name, id) };
   }
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { inspect } from '../../src/http/body.js';
+import { inspect } from '../../src/schema/inspect.js';
 import { ApiError } from '../../src/errors.js';
 
 t.test('malformed and hostile bodies get a 4xx envelope and store nothing', async (t) => {

@@ -1,14 +1,19 @@
 // Every /v1 router, one per resource. Adding a resource is one line here.
 import type Router from '@koa/router';
-import type { Runtime } from '../../runtime.js';
 import type { RequestState } from '../state.js';
-import { metricsRoutes } from './metrics.js';
-import { jobsRoutes } from './jobs.js';
-import { spacesRoutes } from './spaces.js';
-import { annotationsRoutes } from './annotations.js';
-import { measurementsRoutes } from './measurements.js';
-import { gaugesRoutes } from './gauges.js';
+import { metricsRoutes, type MetricsDeps } from './metrics.js';
+import { jobsRoutes, type JobsDeps } from './jobs.js';
+import { spacesRoutes, type SpacesDeps } from './spaces.js';
+import { annotationsRoutes, type AnnotationsDeps } from './annotations.js';
+import { measurementsRoutes, type MeasurementsDeps } from './measurements.js';
+import { gaugesRoutes, type GaugesDeps } from './gauges.js';
 
-export function apiRouters(rt: Runtime): Router<RequestState>[] {
-  return [metricsRoutes(rt), jobsRoutes(rt), measurementsRoutes(rt), gaugesRoutes(rt), spacesRoutes(rt), annotationsRoutes(rt)];
+/**
+ * What the routers use, together (the runtime provides it). Each router takes only its
+ * own part; they read it per request, so a config reload reaches them at once.
+ */
+export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps;
+
+export function apiRouters(deps: ApiDeps): Router<RequestState>[] {
+  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps)];
 }

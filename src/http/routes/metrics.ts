@@ -1,34 +1,43 @@
 // /v1/metrics: the metric catalogue (create, read, list, batch update, delete).
 import Router from '@koa/router';
-import type { Runtime } from '../../runtime.js';
 import { accountId, type RequestState } from '../state.js';
 import { body, isForm, queryOne, userAgent } from '../request.js';
-import { bodyValidator } from '../validate.js';
+import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { notFound } from '../../errors.js';
-import {
-  metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema, metricView,
-  type MetricAttributes, type MetricInput,
-} from '../../domain/metrics.js';
-import { attributesSchema } from '../../domain/metrics.js';
+import type { MetricCatalog, MetricInput } from '../../domain/metrics.js';
+import { attributesSchema, type MetricAttributes } from '../../domain/metric-attributes.js';
+import { metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema } from '../schemas/metrics.js';
+import { metricView } from '../views/metrics.js';
 import { parseSourced, sourcedSamples } from '../../ingest/sourced.js';
 import { ingest } from '../../ingest/pipeline.js';
+import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params.js';
 import { runSourcedQuery } from '../../query/sourced.js';
-
-/** Accepted this far ahead of the server clock (senders' clock skew). */
-const FUTURE_SLACK_SECONDS = 3600;
+import type { JobRunner } from '../../domain/jobs.js';
+import type { SeriesStore } from '../../tsdb/engine.js';
+import type { SelfMetrics } from '../../selfmetrics.js';
+import type { Config } from '../../config/types.js';
 
 const validatePut = bodyValidator<MetricInput>(metricPutSchema);
 const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string }>(metricBatchUpdateSchema);
 const validateBatchDelete = bodyValidator<{ names: string[] | string }>(metricBatchDeleteSchema);
 
-export function metricsRoutes(rt: Runtime): Router<RequestState> {
+/** What the routes use; `config` is read per request, so a reload applies at once. */
+export interface MetricsDeps {
+  catalog: MetricCatalog;
+  engine: SeriesStore;
+  jobs: JobRunner;
+  metrics: SelfMetrics;
+  readonly config: Config;
+}
+
+export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/metrics' });
 
   r.get('/', async (ctx) => {
     const page = parsePage(ctx.query, ['name']);
-    const all = await rt.catalog.list(accountId(ctx));
+    const all = await deps.catalog.list(accountId(ctx));
     const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
     const matching = filter ? all.filter((m) => m.name.includes(filter)) : all;
     const { query, items } = paginate(matching, all.length, page);
@@ -37,30 +46,30 @@ export function metricsRoutes(rt: Runtime): Router<RequestState> {
 
   // Source-based submission (API 1.0): 200 with no body.
   r.post('/', async (ctx) => {
-    const now = Math.floor(Date.now() / 1000);
-    const measurements = parseSourced(body(ctx), isForm(ctx), now);
-    const { samples, metrics } = sourcedSamples(measurements, { oldest: now - rt.config.storage.retention['3600'], newest: now + FUTURE_SLACK_SECONDS });
-    await ingest(rt, accountId(ctx), samples, metrics, userAgent(ctx));
-    rt.metrics.ingestedSamples.inc({ api: 'source' }, samples.length);
+    const times = acceptedTimes(deps.config.storage.retention);
+    const measurements = parseSourced(body(ctx), isForm(ctx), times.now);
+    const { samples, metrics } = sourcedSamples(measurements, times);
+    await ingest(deps, accountId(ctx), samples, metrics, userAgent(ctx));
+    deps.metrics.ingestedSamples.inc({ api: 'source' }, samples.length);
     ctx.body = null;
     ctx.status = 200;
   });
 
   // The metric; with time-interval parameters also its measurements by source.
   r.get('/:name', async (ctx) => {
-    const metric = await rt.catalog.get(accountId(ctx), ctx.params.name!);
+    const metric = await deps.catalog.get(accountId(ctx), ctx.params.name!);
     if (!metric) throw notFound('Metric');
     if (!wantsMeasurements(ctx.query)) {
       ctx.body = metricView(metric);
       return;
     }
-    const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), rt.config.storage.retention);
-    ctx.body = { ...metricView(metric), ...(await runSourcedQuery(rt.engine, accountId(ctx), metric, q)) };
+    const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), deps.config.storage.retention);
+    ctx.body = { ...metricView(metric), ...(await runSourcedQuery(deps.engine, accountId(ctx), metric, q)) };
   });
 
   r.put('/:name', async (ctx) => {
     const input = validatePut(body(ctx), isForm(ctx));
-    const { created, metric } = await rt.catalog.put(accountId(ctx), ctx.params.name!, input, userAgent(ctx));
+    const { created, metric } = await deps.catalog.put(accountId(ctx), ctx.params.name!, input, userAgent(ctx));
     if (created) {
       ctx.status = 201;
       ctx.set('Location', `/v1/metrics/${encodeURIComponent(metric.name)}`);
@@ -73,33 +82,33 @@ export function metricsRoutes(rt: Runtime): Router<RequestState> {
   r.put('/', async (ctx) => {
     const { names, ...rest } = validateBatchUpdate(body(ctx), isForm(ctx));
     const input = splitAttributes(rest);
-    const selected = await rt.catalog.select(accountId(ctx), names);
+    const selected = await deps.catalog.select(accountId(ctx), names);
     const all = [...selected.existing, ...selected.missing];
-    if (all.length > rt.config.limits.batch_job_threshold) {
-      const id = await rt.jobs.submit(accountId(ctx), 'metrics.update', { names: all, input, userAgent: userAgent(ctx) });
+    if (all.length > deps.config.limits.batch_job_threshold) {
+      const id = await deps.jobs.submit(accountId(ctx), 'metrics.update', { names: all, input, userAgent: userAgent(ctx) });
       accepted(ctx, id);
       return;
     }
-    await rt.catalog.updateMany(accountId(ctx), all, input, userAgent(ctx));
+    await deps.catalog.updateMany(accountId(ctx), all, input, userAgent(ctx));
     ctx.status = 204;
   });
 
   r.delete('/', async (ctx) => {
     const { names } = validateBatchDelete(body(ctx), isForm(ctx));
-    const { existing } = await rt.catalog.select(accountId(ctx), names);
-    if (existing.length > rt.config.limits.batch_job_threshold) {
-      const id = await rt.jobs.submit(accountId(ctx), 'metrics.delete', { names: existing });
+    const { existing } = await deps.catalog.select(accountId(ctx), names);
+    if (existing.length > deps.config.limits.batch_job_threshold) {
+      const id = await deps.jobs.submit(accountId(ctx), 'metrics.delete', { names: existing });
       accepted(ctx, id);
       return;
     }
-    await rt.catalog.deleteMany(accountId(ctx), existing);
+    await deps.catalog.deleteMany(accountId(ctx), existing);
     ctx.status = 204;
   });
 
   r.delete('/:name', async (ctx) => {
-    const metric = await rt.catalog.get(accountId(ctx), ctx.params.name!);
+    const metric = await deps.catalog.get(accountId(ctx), ctx.params.name!);
     if (!metric) throw notFound('Metric');
-    await rt.catalog.deleteMany(accountId(ctx), [metric.name]);
+    await deps.catalog.deleteMany(accountId(ctx), [metric.name]);
     ctx.status = 204;
   });
 

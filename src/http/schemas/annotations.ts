@@ -1,11 +1,10 @@
-// JSON Schemas of annotation streams, events and links as clients send them.
-import { MAX_NAME_LENGTH, nameSchema } from './chart-schema.js';
+// JSON Schemas of annotation streams, events and links as clients send them
+// (field-by-field rules; rules across fields are in domain/annotations.ts).
+import { MAX_NAME_LENGTH, nameSchema } from './spaces.js';
+import { MAX_LINKS, MAX_TIME } from '../../domain/annotations.js';
 
-/** Unix seconds up to the year 9999: twelve digits at most, as the event keys expect. */
-export const MAX_TIME = 253402300799;
-export const MAX_LINKS = 50;
 /** A rel names the link in its URL (`/links/<rel>`), so it keeps to URL-safe characters. */
-export const REL_PATTERN = '^[A-Za-z0-9._:-]{1,64}$';
+const REL_PATTERN = '^[A-Za-z0-9._:-]{1,64}$';
 
 const time = { type: 'integer', minimum: 0, maximum: MAX_TIME };
 
@@ -45,22 +44,3 @@ export const streamUpdateSchema = {
     name: {},
   },
 };
-
-export interface Link {
-  rel: string;
-  href: string;
-  label?: string | null;
-}
-
-export interface EventInput {
-  title?: string;
-  source?: string | null;
-  description?: string | null;
-  links?: Link[];
-  start_time?: number;
-  end_time?: number | null;
-}
-
-export interface StreamInput {
-  display_name?: string | null;
-}

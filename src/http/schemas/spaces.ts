@@ -1,22 +1,17 @@
 // JSON Schemas of spaces and charts as clients send them. Field-by-field rules live
 // here; rules across fields (composite vs metric, bignumber needs thresholds, the
-// transform formula, related_space ownership) are in spaces.ts.
-import { METRIC_NAME } from './names.js';
+// transform formula, related_space ownership) are in domain/spaces.ts.
+import { METRIC_NAME } from '../../domain/names.js';
+import { CHART_TYPES, THRESHOLD_OPERATORS, THRESHOLD_TYPES, type ChartField } from '../../domain/chart-input.js';
 
-export const CHART_TYPES = ['line', 'stacked', 'bignumber'] as const;
-export const GROUP_FUNCTIONS = ['average', 'sum', 'min', 'max', 'breakout'] as const;
-export const SUMMARY_FUNCTIONS = ['max', 'min', 'average', 'sum', 'count'] as const;
-export const THRESHOLD_OPERATORS = ['>', '<', '='] as const;
-export const THRESHOLD_TYPES = ['red', 'yellow'] as const;
+const GROUP_FUNCTIONS = ['average', 'sum', 'min', 'max', 'breakout'] as const;
+const SUMMARY_FUNCTIONS = ['max', 'min', 'average', 'sum', 'count'] as const;
 
-export type ChartType = (typeof CHART_TYPES)[number];
-export type Scalar = string | number | boolean | null;
-
-export const MAX_STREAMS = 100;
-export const MAX_THRESHOLDS = 10;
+const MAX_STREAMS = 100;
+const MAX_THRESHOLDS = 10;
 export const MAX_NAME_LENGTH = 255;
 
-/** Blank names and control characters are refused by text.ts. */
+/** Blank names and control characters are refused by domain/text.ts. */
 export const nameSchema = { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH };
 const optionalText = { type: ['string', 'null'], maxLength: MAX_NAME_LENGTH };
 const optionalNumber = { type: ['number', 'null'] };
@@ -46,7 +41,7 @@ const tagSchema = {
 
 const FUNCTIONS = { enum: SUMMARY_FUNCTIONS };
 
-export const streamSchema = {
+const streamSchema = {
   type: 'object',
   maxProperties: MAX_FIELDS,
   propertyNames: EXTRA_NAME,
@@ -73,7 +68,7 @@ export const streamSchema = {
   additionalProperties: EXTRA_FIELD,
 };
 
-export const thresholdSchema = {
+const thresholdSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['operator', 'value', 'type'],
@@ -86,29 +81,26 @@ export const thresholdSchema = {
 
 /** POST creates (name required); PUT/POST on a chart updates what it names. */
 export function chartSchema(create: boolean) {
+  const properties = {
+    id: {},
+    name: nameSchema,
+    type: { enum: CHART_TYPES },
+    streams: { type: 'array', maxItems: MAX_STREAMS, items: streamSchema },
+    min: optionalNumber,
+    max: optionalNumber,
+    label: optionalText,
+    related_space: { type: ['integer', 'null'], minimum: 1 },
+    thresholds: { type: ['array', 'null'], maxItems: MAX_THRESHOLDS, items: thresholdSchema },
+  } satisfies Record<ChartField, unknown>;
   return {
     type: 'object',
     required: create ? ['name'] : [],
     maxProperties: MAX_FIELDS,
     propertyNames: EXTRA_NAME,
-    properties: {
-      id: {},
-      name: nameSchema,
-      type: { enum: CHART_TYPES },
-      streams: { type: 'array', maxItems: MAX_STREAMS, items: streamSchema },
-      min: optionalNumber,
-      max: optionalNumber,
-      label: optionalText,
-      related_space: { type: ['integer', 'null'], minimum: 1 },
-      thresholds: { type: ['array', 'null'], maxItems: MAX_THRESHOLDS, items: thresholdSchema },
-    },
+    properties,
     additionalProperties: EXTRA_FIELD,
   };
 }
-
-/** The fields a chart or stream body may name; anything else is an extra. */
-export const CHART_FIELDS = new Set(Object.keys(chartSchema(true).properties));
-export const STREAM_FIELDS = new Set(Object.keys(streamSchema.properties));
 
 export const spaceSchema = {
   type: 'object',
@@ -121,46 +113,3 @@ export const spaceSchema = {
     charts: {},
   },
 };
-
-export interface StreamTag {
-  name: string;
-  values?: string[];
-  grouped?: boolean;
-  dynamic?: boolean;
-}
-
-export interface Threshold {
-  operator: (typeof THRESHOLD_OPERATORS)[number];
-  value: number;
-  type: (typeof THRESHOLD_TYPES)[number];
-}
-
-/** A stream as the body carries it: the known fields plus extras. */
-export interface StreamInput {
-  id?: unknown;
-  metric?: string;
-  tags?: StreamTag[];
-  composite?: string;
-  group_function?: string;
-  downsample_function?: string;
-  transform_function?: string | null;
-  min?: number | null;
-  max?: number | null;
-  [field: string]: unknown;
-}
-
-export interface ChartInput {
-  name?: string;
-  type?: ChartType;
-  streams?: StreamInput[];
-  min?: number | null;
-  max?: number | null;
-  label?: string | null;
-  related_space?: number | null;
-  thresholds?: Threshold[] | null;
-  [field: string]: unknown;
-}
-
-export interface SpaceInput {
-  name: string;
-}

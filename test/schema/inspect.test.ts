@@ -1,5 +1,5 @@
 import t from 'tap';
-import { inspect } from '../../src/http/body.js';
+import { inspect } from '../../src/schema/inspect.js';
 import { ApiError } from '../../src/errors.js';
 
 const problem = (body: unknown, depth = 4) => {

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
-import { decodeChunk, encodeChunk } from '../../src/store/chunk.js';
-import { ByteReader, ByteWriter } from '../../src/store/bytes.js';
-import { readValues, writeValues } from '../../src/store/values.js';
-import { emptyPoints, pushPoint, sortMerge, type Points } from '../../src/store/points.js';
-import { decodeWal, encodeWal } from '../../src/store/wal.js';
+import { decodeChunk, encodeChunk } from '../../src/tsdb/chunk.js';
+import { ByteReader, ByteWriter } from '../../src/tsdb/bytes.js';
+import { readValues, writeValues } from '../../src/tsdb/values.js';
+import { emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
+import { decodeWal, encodeWal } from '../../src/tsdb/wal.js';
 
 function roundTripValues(t: Test, values: number[]): number[] {
   const w = new ByteWriter(4);

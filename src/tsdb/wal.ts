@@ -8,7 +8,7 @@
 //   value column (values.ts) of every sample's sum (= the value of a plain one)
 //   for the k summaries: k x uvarint count, then min, max, last, sumsq value columns
 import { ByteReader, ByteWriter } from './bytes.js';
-import type { Summary } from './points.js';
+import { isPlainSummary, type Summary } from './sample.js';
 import { readValues, writeValues } from './values.js';
 
 export interface WalSample extends Summary {
@@ -17,10 +17,6 @@ export interface WalSample extends Summary {
 }
 
 const writer = new ByteWriter(64 * 1024);
-
-export function isPlainSummary(s: Summary): boolean {
-  return s.count === 1 && s.min === s.sum && s.max === s.sum && s.last === s.sum && s.sumsq === s.sum * s.sum;
-}
 
 export function encodeWal(account: number, series: readonly number[], samples: readonly (Summary & { time: number })[]): Buffer {
   const w = writer;

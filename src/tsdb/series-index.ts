@@ -1,8 +1,8 @@
 // The series index, held in memory and persisted one record per series: account +
 // metric + sorted tag pairs -> series id, and postings (tag name -> value -> ids) per
 // metric, so a filter looks at the values of the tags it names, never at every series.
-import type { TagPairs } from '../ingest/sample.js';
-import type { TagExpr } from './tag-expr.js';
+import type { TagPairs } from './sample.js';
+import { matchingIds, type Postings, type TagExpr } from './tag-expr.js';
 
 export interface SeriesRef {
   id: number;
@@ -18,7 +18,7 @@ export interface SeriesRecord {
   t: [string, string][];
 }
 
-class MetricSeries {
+class MetricSeries implements Postings {
   readonly byKey = new Map<string, SeriesRef>();
   readonly postings = new Map<string, Map<string, Set<number>>>();
   readonly ids = new Set<number>();
@@ -84,52 +84,9 @@ export class SeriesIndex {
   select(account: number, metric: string, expr: TagExpr): SeriesRef[] {
     const ms = this.accounts.get(account)?.get(metric);
     if (!ms) return [];
-    const ids = evaluate(ms, expr);
+    const ids = matchingIds(ms, expr);
     const out: SeriesRef[] = [];
     for (const id of ids) out.push(this.byId.get(id)!);
     return out;
-  }
-}
-
-function evaluate(ms: MetricSeries, e: TagExpr): Set<number> {
-  switch (e.op) {
-    case 'all':
-      return ms.ids;
-    case 'and': {
-      const sets = e.args.map((a) => evaluate(ms, a)).sort((a, b) => a.size - b.size);
-      if (sets.length === 0) return ms.ids;
-      const out = new Set<number>();
-      outer: for (const id of sets[0]!) {
-        for (let i = 1; i < sets.length; i++) if (!sets[i]!.has(id)) continue outer;
-        out.add(id);
-      }
-      return out;
-    }
-    case 'or': {
-      const out = new Set<number>();
-      for (const a of e.args) for (const id of evaluate(ms, a)) out.add(id);
-      return out;
-    }
-    case 'match':
-    case 'notMatch': {
-      const out = new Set<number>();
-      const values = ms.postings.get(e.name);
-      if (!values) return out;
-      const want = e.op === 'match';
-      for (const [v, ids] of values) {
-        if (e.glob.test(v) !== want) continue;
-        for (const id of ids) out.add(id);
-      }
-      return out;
-    }
-    case 'lacks': {
-      const has = ms.postings.get(e.name);
-      if (!has) return ms.ids;
-      const present = new Set<number>();
-      for (const ids of has.values()) for (const id of ids) present.add(id);
-      const out = new Set<number>();
-      for (const id of ms.ids) if (!present.has(id)) out.add(id);
-      return out;
-    }
   }
 }

@@ -1,6 +1,7 @@
 // Points as summaries, column by column: every point carries count, sum, min, max, last
 // and the sum of squares, so every summary function works at every tier, and two points
 // (or two partial chunks) for the same time merge without loss.
+import type { Summary } from './sample.js';
 
 export interface Points {
   t: number[];
@@ -14,16 +15,6 @@ export interface Points {
 
 export function emptyPoints(): Points {
   return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
-}
-
-/** One summary point; `last` of the later-written point wins on merge. */
-export interface Summary {
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  last: number;
-  sumsq: number;
 }
 
 export function pushPoint(p: Points, t: number, s: Summary): void {

@@ -1,5 +1,6 @@
 // ajv schemas for request bodies; failures become 400s keyed by field path
-// (`measurements[3].tags`), as the spec's `errors.params`.
+// (`measurements[3].tags`), as the spec's `errors.params`. Used by the routes and by the
+// ingest parsers alike, so it sits below both.
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { ApiError, type ParamErrors } from '../errors.js';
 

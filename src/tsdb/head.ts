@@ -2,8 +2,8 @@
 // bytes (a 16-bit time offset and a float64); summary columns are allocated only when a
 // series receives a summary. Durability comes from the WAL and the head snapshots
 // written at checkpoints.
-import { copyPoint, emptyPoints, rollUp, sortMerge, type Points, type Summary } from './points.js';
-import { isPlainSummary } from './wal.js';
+import { copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
+import { isPlainSummary, type Summary } from './sample.js';
 
 interface SummaryColumns {
   count: Float64Array;

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
-import { Engine, type EngineOptions } from '../../src/store/engine.js';
+import { Engine, type EngineOptions } from '../../src/tsdb/engine.js';
 import { createLogger } from '../../src/log.js';
-import { valueSample } from '../../src/ingest/sample.js';
+import { valueSample } from '../../src/tsdb/sample.js';
 
 const log = createLogger('silent');
 
@@ -86,7 +86,7 @@ t.test('minute-aligned raw windows share their 60 s chunk; retention merges part
   t.equal(minute.t.length, 720);
   t.same(minute.sum[0], 100, 'the late point merged into the first minute');
 
-  const { RetentionJob } = await import('../../src/store/retention.js');
+  const { RetentionJob } = await import('../../src/tsdb/retention.js');
   const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
     sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
     retention: { raw: 30 * 86400, '60': 30 * 86400, '900': 30 * 86400, '3600': 30 * 86400 },
@@ -117,7 +117,7 @@ t.test('the retention pass deletes chunks past their tier\'s retention, and only
   const read = async (tier: 0 | 60 | 900 | 3600) => (await a.engine.read(1, [ref.id], tier, base, base + day))[0]!.t.length;
   t.equal(await read(0), 144);
   t.equal(await read(3600), 24);
-  const { RetentionJob } = await import('../../src/store/retention.js');
+  const { RetentionJob } = await import('../../src/tsdb/retention.js');
   const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
     sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
     // raw and 60 s keep 2 days (so this day is gone), 900 s and 3600 s keep a year

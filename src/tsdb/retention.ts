@@ -3,10 +3,9 @@
 // that have been written in several parts (late or out-of-order data, restarts) are
 // merged into one chunk; then LevelDB compacts the range so the space is really freed.
 import cron from 'node-cron';
-import type { Store } from './db.js';
-import type { CommitQueue, WriteOp } from './commit.js';
+import type { Store } from '../store/db.js';
+import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
-import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { TIER_WINDOW, chunkKey, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
@@ -19,7 +18,22 @@ export interface RetentionResult {
   merged: number;
 }
 
-function retentionOf(storage: Config['storage'], tier: Tier): number {
+/** Seconds each tier is kept (`storage.retention` of the config). */
+export interface Retention {
+  raw: number;
+  '60': number;
+  '900': number;
+  '3600': number;
+}
+
+/** What the job reads from the configuration, afresh at each run (a reload may change it). */
+export interface RetentionSettings {
+  retention: Retention;
+  /** cron expression */
+  retention_schedule: string;
+}
+
+function retentionOf(storage: RetentionSettings, tier: Tier): number {
   return tier === 0 ? storage.retention.raw : storage.retention[String(tier) as '60' | '900' | '3600'];
 }
 
@@ -31,7 +45,7 @@ export class RetentionJob {
     private readonly store: Store,
     private readonly commit: CommitQueue,
     private readonly engine: Engine,
-    private readonly storage: () => Config['storage'],
+    private readonly storage: () => RetentionSettings,
     private readonly log: Logger,
   ) {}
 
@@ -76,7 +90,7 @@ export class RetentionJob {
       group = null;
       const k = g.first;
       if (k.window + TIER_WINDOW[k.tier] <= now - retentionOf(storage, k.tier)) {
-        for (const key of g.keys) ops.push({ type: 'del', sublevel: pts, key });
+        for (const key of g.keys) ops.push(delOp(pts, key));
         deleted.push(...g.keys);
         result.expired += g.keys.length;
       } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window) && !(k.tier === 60 && this.engine.hasRawParts(k.series, k.window))) {
@@ -90,9 +104,9 @@ export class RetentionJob {
         const parts = bufs.flatMap((b) => (b ? [decodeChunk(b, k.window)] : []));
         const merged = encodeChunk(sortMerge(parts), k.window);
         const keep = g.keys[g.keys.length - 1]!;
-        for (const key of g.keys.slice(0, -1)) ops.push({ type: 'del', sublevel: pts, key });
+        for (const key of g.keys.slice(0, -1)) ops.push(delOp(pts, key));
         deleted.push(...g.keys.slice(0, -1));
-        ops.push({ type: 'put', sublevel: pts, key: keep, value: merged });
+        ops.push(putOp(pts, keep, merged));
         result.merged += g.keys.length;
       }
       await flush();
@@ -118,8 +132,6 @@ export class RetentionJob {
    * checkpoints deleted (every sublevel key starts with `!`).
    */
   async compact(): Promise<void> {
-    // `level` on Node is classic-level, which has compactRange; its typings do not say so
-    const db = this.store.db as unknown as { compactRange(start: string, end: string): Promise<void> };
-    await db.compactRange('!', '"');
+    await this.store.db.compactRange('!', '"');
   }
 }

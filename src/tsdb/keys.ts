@@ -4,6 +4,7 @@
 export type Tier = 0 | 60 | 900 | 3600;
 export const TIERS: readonly Tier[] = [0, 60, 900, 3600];
 const TIER_CHAR: Record<Tier, string> = { 0: 'r', 60: 'a', 900: 'b', 3600: 'c' };
+const TIER_OF_CHAR: Record<string, Tier> = Object.fromEntries(TIERS.map((t) => [TIER_CHAR[t], t]));
 
 /**
  * Head windows (and raw and 60 s chunks) cover aligned windows of this many seconds,
@@ -48,8 +49,7 @@ export interface ChunkKey {
 
 export function parseChunkKey(key: string): ChunkKey {
   const bang = key.indexOf('!');
-  const c = key[bang + 1];
-  const tier = (Object.keys(TIER_CHAR) as unknown as Tier[]).map(Number).find((t) => TIER_CHAR[t as Tier] === c) as Tier;
+  const tier = TIER_OF_CHAR[key.charAt(bang + 1)]!;
   const rest = key.slice(bang + 2);
   return {
     account: Number(key.slice(0, bang)),

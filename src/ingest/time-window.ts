@@ -1,0 +1,20 @@
+// Which measurement times a write accepts, the same for every write route: back as far as
+// the coarsest tier keeps data (anything older would be expired at once), and ahead of the
+// server clock by a fixed slack for senders whose clocks run fast.
+import type { Retention } from '../tsdb/retention.js';
+
+/** Accepted up to this far ahead of the server clock (senders' clock skew). */
+export const FUTURE_SLACK_SECONDS = 3600;
+
+export interface TimeWindow {
+  /** oldest accepted time, epoch seconds */
+  oldest: number;
+  /** newest accepted time, epoch seconds */
+  newest: number;
+  /** the server's time, epoch seconds: the time of measurements that give none */
+  now: number;
+}
+
+export function acceptedTimes(retention: Retention, now = Math.floor(Date.now() / 1000)): TimeWindow {
+  return { oldest: now - retention['3600'], newest: now + FUTURE_SLACK_SECONDS, now };
+}

@@ -1,0 +1,76 @@
+// The write path: each sample finds (or creates) its series, its point goes into the
+// head, and the request becomes one WAL record; new series records and the WAL record
+// are handed to the commit queue together, so the promise resolves only once all of it
+// is in LevelDB, and replay always finds the series a record names.
+import { putOp, type WriteOp } from '../store/commit.js';
+import type { Sample, Summary } from './sample.js';
+import type { EngineState } from './state.js';
+import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
+import { encodeWal } from './wal.js';
+import { seal } from './seal.js';
+import { seriesKey, walKey, windowOf } from './keys.js';
+
+export class Appender {
+  /** ingest hands in one array per tag set; its key string is built (and hashed) once */
+  private readonly tagKeys = new WeakMap<Sample['tags'], string>();
+  /** ...and the series it last resolved to (checked against account and metric) */
+  private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
+
+  constructor(private readonly st: EngineState) {}
+
+  /** Durable once resolved: series records, WAL record and head update in one group commit. */
+  append(account: number, samples: readonly Sample[]): Promise<void> {
+    const st = this.st;
+    const ops: WriteOp[] = [];
+    const ids: number[] = new Array(samples.length);
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i]!;
+      let ref = this.lastRef.get(s.tags);
+      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s, ops);
+      ids[i] = ref.id;
+      appendPoint(st, account, ref.id, s.time, s);
+    }
+    const seq = ++st.seq;
+    const buf = encodeWal(account, ids, samples);
+    st.walSeqs.push(seq);
+    st.walBytes += buf.length;
+    ops.push(putOp(st.keyspaces.wal, walKey(seq), buf));
+    // Enqueue this record before any checkpoint that deletes it: the commit queue writes
+    // in order, and a delete queued ahead of its put would leave the record to replay twice.
+    return st.commit.write(ops);
+  }
+
+  /** The series of a sample, created (with its record in `ops`) on first sight. */
+  private lookup(account: number, s: Sample, ops: WriteOp[]): SeriesRef {
+    const st = this.st;
+    let key = this.tagKeys.get(s.tags);
+    if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
+    let ref = st.index.find(account, s.metric, key);
+    if (!ref) {
+      ref = { id: ++st.nextSeries, account, metric: s.metric, tags: s.tags.map(([k, v]) => [k, v] as const) };
+      st.index.add(ref, key);
+      const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
+      ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
+      ops.push(putOp(st.keyspaces.meta, 'series', st.nextSeries));
+    }
+    this.lastRef.set(s.tags, ref);
+    return ref;
+  }
+}
+
+/**
+ * One point into its series' head window. Moving on to a later window seals the earlier
+ * ones (out-of-order points for a sealed window open it again, as a new part).
+ */
+export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary): void {
+  const w = windowOf(t);
+  let c = st.current[series];
+  if (c === undefined || c.window !== w) {
+    const windows = st.head.get(series);
+    if (windows) for (const old of windows.values()) if (old.window < w) seal(st, old);
+    c = st.head.chunk(account, series, w);
+    const newest = st.current[series];
+    if (newest === undefined || newest.window <= w || !st.head.get(series)?.has(newest.window)) st.current[series] = c;
+  }
+  c.append(t, s);
+}

@@ -1,0 +1,135 @@
+// The time-series engine on LevelDB: the narrow interface the rest of Gaugeway uses
+// (append samples, select series, read a range at a tier, purge a metric) and nothing
+// of keys, chunks or sublevels above it. The parts (docs/storage.md):
+// - append.ts: series ids from the in-memory index (new series records go in the same
+//   batch), points into the head, and one WAL record, all group-committed; the promise
+//   resolves only once the batch is in LevelDB.
+// - seal.ts: a head window is sealed when its series moves to a later window (or it has
+//   been idle past its end): it is encoded once, rolled up to 60/900/3600 s, and queued.
+// - checkpoint.ts (timer, WAL size, shutdown): one atomic batch writes the sealed chunks,
+//   snapshots of changed open windows, and deletes the WAL records it covers.
+// - wal-replay.ts: recovery = series records + chunk catalog + snapshots + WAL replay.
+// - read.ts, purge.ts: the read path and metric deletion.
+import type { Store } from '../store/db.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
+import type { Logger } from '../log.js';
+import type { Sample } from './sample.js';
+import type { TagExpr } from './tag-expr.js';
+import type { SeriesRef } from './series-index.js';
+import type { Points } from './points.js';
+import { EngineState, engineKeyspaces, type EngineOptions } from './state.js';
+import { Appender } from './append.js';
+import { Checkpointer } from './checkpoint.js';
+import { recover } from './wal-replay.js';
+import { readSeries } from './read.js';
+import { purgeMetrics } from './purge.js';
+import { parseChunkKey, type Tier } from './keys.js';
+
+export type { Tier } from './keys.js';
+export type { SeriesRef } from './series-index.js';
+export type { Points } from './points.js';
+export type { EngineOptions } from './state.js';
+
+/** What the HTTP, ingest and query layers may use. A second backend implements this. */
+export interface SeriesStore {
+  append(account: number, samples: readonly Sample[]): Promise<void>;
+  select(account: number, metric: string, expr: TagExpr): SeriesRef[];
+  /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
+  read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
+  purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
+}
+
+export class Engine implements SeriesStore {
+  private readonly appender: Appender;
+  private readonly checkpointer: Checkpointer;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private constructor(private readonly st: EngineState) {
+    this.appender = new Appender(st);
+    this.checkpointer = new Checkpointer(st);
+  }
+
+  static async open(store: Store, commit: CommitQueue, log: Logger, opts: EngineOptions): Promise<Engine> {
+    const e = new Engine(new EngineState(engineKeyspaces(store), commit, log, opts));
+    await recover(e.st);
+    await e.checkpoint();
+    e.timer = setInterval(() => e.checkpointLogged(), opts.checkpointMs);
+    e.timer.unref();
+    return e;
+  }
+
+  /** Durable once resolved: series records, WAL record and head update in one group commit. */
+  append(account: number, samples: readonly Sample[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('storage engine is closed'));
+    if (samples.length === 0) return Promise.resolve();
+    const written = this.appender.append(account, samples);
+    // sealed chunks wait in memory for a checkpoint: bound that memory too
+    if (this.st.checkpointDue()) {
+      this.st.walBytes = this.st.pendingBytes = 0; // one checkpoint per crossing, not one per append
+      this.checkpointLogged();
+    }
+    return written;
+  }
+
+  select(account: number, metric: string, expr: TagExpr): SeriesRef[] {
+    return this.st.index.select(account, metric, expr);
+  }
+
+  read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
+    return readSeries(this.st, account, series, tier, from, to);
+  }
+
+  /** Operations that remove every series, chunk and snapshot of these metrics. */
+  purge(account: number, metrics: readonly string[]): Promise<WriteOp[]> {
+    return purgeMetrics(this.st, account, metrics);
+  }
+
+  /** Writes sealed chunks and head snapshots, and drops the WAL records they cover. */
+  checkpoint(): Promise<void> {
+    return this.checkpointer.checkpoint();
+  }
+
+  private checkpointLogged(): void {
+    void this.checkpoint().catch((err) => this.st.log.error({ err }, 'checkpoint failed'));
+  }
+
+  /** For the retention job: the chunk keyspace and a way to know a window is still open. */
+  get chunks() {
+    return this.st.keyspaces.pts;
+  }
+
+  /** The retention job deleted these chunk keys. */
+  forgetChunks(keys: readonly string[]): void {
+    for (const key of keys) {
+      const k = parseChunkKey(key);
+      this.st.catalog.remove(k.series, k.tier, k.window, k.part);
+    }
+  }
+
+  /** Whether raw parts of this 6-hour window are stored (they may share 60 s parts). */
+  hasRawParts(series: number, window: number): boolean {
+    let found = false;
+    this.st.catalog.each(series, 0, window, window, () => { found = true; });
+    return found;
+  }
+
+  hasOpenWindow(series: number, window: number): boolean {
+    return this.st.head.get(series)?.has(window) === true || this.st.pending.get(series) !== undefined;
+  }
+
+  /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint. */
+  stats(): { series: number; headPoints: number; walBytes: number } {
+    let headPoints = 0;
+    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size;
+    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.closed) return;
+    await this.checkpoint();
+    this.closed = true;
+  }
+}

@@ -1,0 +1,34 @@
+// What the engine stores: a summary at a time for a series named by metric and sorted,
+// lower-cased tag pairs. Every ingest path (tagged, source-based, aggregation) produces
+// Samples; the engine is their owner, so ingest imports them from here.
+
+/** One summary point; `last` of the later-written point wins on merge. */
+export interface Summary {
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  last: number;
+  sumsq: number;
+}
+
+/** A summary of exactly one value (so it stores as time and value alone). */
+export function isPlainSummary(s: Summary): boolean {
+  return s.count === 1 && s.min === s.sum && s.max === s.sum && s.last === s.sum && s.sumsq === s.sum * s.sum;
+}
+
+/** Sorted by name, names unique, all lower-cased. */
+export type TagPairs = ReadonlyArray<readonly [string, string]>;
+
+export interface Sample extends Summary {
+  /** canonical (lower-cased) metric name */
+  metric: string;
+  tags: TagPairs;
+  /** epoch seconds */
+  time: number;
+}
+
+/** A single value is a summary of one sample. */
+export function valueSample(metric: string, tags: TagPairs, time: number, value: number): Sample {
+  return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value };
+}

@@ -1,0 +1,66 @@
+// The tag matcher the storage interface understands: a boolean tree over tag clauses,
+// and its evaluation. The query layer builds it from `tags` or `tags_search`
+// (query/filter.ts); the series index evaluates it against the postings of one metric,
+// so a filter looks at the values of the tags it names, never at every series.
+import type { Glob } from '../match/glob.js';
+
+export type TagExpr =
+  | { op: 'all' }
+  | { op: 'and'; args: TagExpr[] }
+  | { op: 'or'; args: TagExpr[] }
+  /** the series has tag `name` with a value matching `glob` (`*` = has the tag) */
+  | { op: 'match'; name: string; glob: Glob }
+  /** the series has tag `name` and its value does not match `glob` */
+  | { op: 'notMatch'; name: string; glob: Glob }
+  /** the series lacks tag `name` */
+  | { op: 'lacks'; name: string };
+
+/** The series of one metric: all their ids, and tag name -> value -> ids. */
+export interface Postings {
+  readonly ids: Set<number>;
+  readonly postings: Map<string, Map<string, Set<number>>>;
+}
+
+/** The ids of the series `e` selects, looking only at the values of the tags it names. */
+export function matchingIds(ms: Postings, e: TagExpr): Set<number> {
+  switch (e.op) {
+    case 'all':
+      return ms.ids;
+    case 'and': {
+      const sets = e.args.map((a) => matchingIds(ms, a)).sort((a, b) => a.size - b.size);
+      if (sets.length === 0) return ms.ids;
+      const out = new Set<number>();
+      outer: for (const id of sets[0]!) {
+        for (let i = 1; i < sets.length; i++) if (!sets[i]!.has(id)) continue outer;
+        out.add(id);
+      }
+      return out;
+    }
+    case 'or': {
+      const out = new Set<number>();
+      for (const a of e.args) for (const id of matchingIds(ms, a)) out.add(id);
+      return out;
+    }
+    case 'match':
+    case 'notMatch': {
+      const out = new Set<number>();
+      const values = ms.postings.get(e.name);
+      if (!values) return out;
+      const want = e.op === 'match';
+      for (const [v, ids] of values) {
+        if (e.glob.test(v) !== want) continue;
+        for (const id of ids) out.add(id);
+      }
+      return out;
+    }
+    case 'lacks': {
+      const has = ms.postings.get(e.name);
+      if (!has) return ms.ids;
+      const present = new Set<number>();
+      for (const ids of has.values()) for (const id of ids) present.add(id);
+      const out = new Set<number>();
+      for (const id of ms.ids) if (!present.has(id)) out.add(id);
+      return out;
+    }
+  }
+}
