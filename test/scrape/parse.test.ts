@@ -1,4 +1,5 @@
 import t from 'tap';
+import { seededRandom } from './random.js';
 import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import {
@@ -286,9 +287,7 @@ t.test('bytes that are not UTF-8 are an ExpositionError', async (t) => {
 });
 
 t.test('random garbage never escapes as anything but an ExpositionError', async (t) => {
-  // A seeded generator, so a failure can be replayed.
-  let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = seededRandom(12345);
   const alphabet = ['a', '_', ':', '{', '}', '=', '"', ',', '\\', ' ', '\t', '#', '\n', '1', '.', 'e', '+', '-', 'NaN', 'Inf', '# TYPE ', '# HELP ', '# EOF', 'le', 'é', '\u0000'];
   let parsed = 0;
   for (let i = 0; i < 3000; i++) {
