@@ -112,7 +112,8 @@ const isNameChar = (c: number) => isLabelChar(c) || c === 58;
  * handed to `onSample` as its line is parsed. An error (ExpositionError, with the line)
  * is thrown from push() or end() and again on any later call: the scrape has failed, and
  * the samples already delivered must be discarded with it, as Prometheus discards a
- * scrape that does not parse to the end.
+ * scrape that does not parse to the end. An error thrown by `onSample` (a sample limit,
+ * say) ends the parse the same way and is passed on unchanged.
  */
 export class ExpositionParser {
   /** HELP, TYPE and UNIT per family name, as far as parsed */
@@ -123,7 +124,10 @@ export class ExpositionParser {
   private pending = '';
   private line = 0;
   private eof = false;
-  private failure: ExpositionError | null = null;
+  private failed = false;
+  private failure: unknown = null;
+  /** an error thrown by onSample, passed on as it is (a caller's sample limit, say) */
+  private sinkError: unknown = null;
   private readonly resolved = new Map<string, Resolved>();
   private lastName = '';
   private lastResolved: Resolved | null = null;
@@ -156,11 +160,12 @@ export class ExpositionParser {
   }
 
   private guard(work: () => void): void {
-    if (this.failure) throw this.failure;
+    if (this.failed) throw this.failure;
     try {
       work();
     } catch (e) {
-      this.failure = e instanceof ExpositionError ? e : this.error(`cannot parse: ${e instanceof Error ? e.message : String(e)}`);
+      this.failed = true;
+      this.failure = e instanceof ExpositionError || e === this.sinkError ? e : this.error(`cannot parse: ${e instanceof Error ? e.message : String(e)}`);
       throw this.failure;
     }
   }
@@ -347,7 +352,12 @@ export class ExpositionParser {
       }
     }
     if (p < end) throw this.error('unexpected text after the sample', { s, pos: p });
-    this.onSample({ name, type: r.type, kind: r.kind, labels, value, finite: Number.isFinite(value), timestampMs });
+    try {
+      this.onSample({ name, type: r.type, kind: r.kind, labels, value, finite: Number.isFinite(value), timestampMs });
+    } catch (e) {
+      this.sinkError = e;
+      throw e;
+    }
   }
 
   /** Parses `name="value",...}` from just after the `{`; returns the position after the `}`. */

@@ -71,9 +71,9 @@ function compileRule(c: RelabelConfig, problem: (key: string | null, message: st
   const replacementText = String(c.replacement ?? RELABEL_DEFAULTS.replacement);
   const target = c.target_label ?? '';
   const modulus = c.modulus ?? 0;
-  const before = { count: 0 };
+  let failures = 0;
   const fail = (key: string | null, message: string) => {
-    before.count++;
+    failures++;
     problem(key, message);
   };
 
@@ -99,7 +99,7 @@ function compileRule(c: RelabelConfig, problem: (key: string | null, message: st
   if ((a === 'labeldrop' || a === 'labelkeep') && (c.source_labels !== undefined || target !== '' || modulus !== 0 || separator !== RELABEL_DEFAULTS.separator || replacementText !== RELABEL_DEFAULTS.replacement)) {
     fail(null, `the ${a} action takes only regex`);
   }
-  if (before.count > 0 || !regex) return null;
+  if (failures > 0 || !regex) return null;
   return {
     action: a,
     sourceLabels: c.source_labels ?? [],

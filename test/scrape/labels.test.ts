@@ -1,4 +1,6 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { seededRandom } from './random.js';
 import { TAG_NAME, TAG_VALUE, labelName, labelValue, tagName, tagValue, tagsOf } from '../../src/scrape/labels.js';
 
@@ -127,4 +129,22 @@ t.test('any string maps to a valid, distinct tag, and back where not cut', async
   }
   t.equal(problems, 0);
   t.ok(values.size > 10000, `${values.size} distinct values checked`);
+});
+
+t.test('every sample of the real fixtures becomes valid tags', async (t) => {
+  const files: Array<[string, 'text' | 'openmetrics']> = [
+    ['node-exporter-1.5.0.prom', 'text'], ['prom-client-15.prom', 'text'], ['prom-client-15.om.txt', 'openmetrics'], ['python-client-style.om.txt', 'openmetrics'],
+  ];
+  let checked = 0;
+  for (const [file, format] of files) {
+    const samples = parseExposition(readFileSync(new URL(`../fixtures/scrape/${file}`, import.meta.url), 'utf8'), format);
+    for (const s of samples) {
+      const pairs = Array.from({ length: s.labels.length / 2 }, (_, i) => [s.labels[2 * i]!, s.labels[2 * i + 1]!] as const);
+      for (const [name, value] of tagsOf([...pairs, ['job', 'node'], ['instance', 'localhost:9100']])) {
+        if (!TAG_NAME.test(name) || !TAG_VALUE.test(value)) t.fail(`${file}: ${s.name} ${name}=${value}`);
+        checked++;
+      }
+    }
+  }
+  t.ok(checked > 1500, `${checked} tags checked`);
 });

@@ -286,6 +286,27 @@ t.test('bytes that are not UTF-8 are an ExpositionError', async (t) => {
   t.throws(() => truncated.end(), { name: 'ExpositionError', message: /not valid UTF-8/ });
 });
 
+t.test('an error thrown by the sample callback is passed on unchanged and ends the parse', async (t) => {
+  class LimitError extends Error {}
+  let seen = 0;
+  const parser = new ExpositionParser('text', () => {
+    if (++seen > 2) throw new LimitError('sample_limit 2 exceeded');
+  });
+  const thrown = (f: () => void) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return null;
+  };
+  const first = thrown(() => parser.push('a 1\nb 2\nc 3\nd 4\n'));
+  t.ok(first instanceof LimitError, 'the callback\'s own error');
+  t.equal(seen, 3);
+  t.equal(thrown(() => parser.push('e 5\n')), first, 'still failed');
+  t.equal(thrown(() => parser.end()), first);
+});
+
 t.test('random garbage never escapes as anything but an ExpositionError', async (t) => {
   const random = seededRandom(12345);
   const alphabet = ['a', '_', ':', '{', '}', '=', '"', ',', '\\', ' ', '\t', '#', '\n', '1', '.', 'e', '+', '-', 'NaN', 'Inf', '# TYPE ', '# HELP ', '# EOF', 'le', 'é', '\u0000'];
