@@ -1,0 +1,40 @@
+import t from 'tap';
+import { FileSdError, parseFileSd } from '../../src/scrape/file-sd.js';
+
+t.test('YAML and JSON target groups, each with __meta_filepath', async (t) => {
+  const yaml = `
+- targets: ['web-1:9100', 'web-2:9100']
+  labels:
+    env: prod
+    rack: 12
+- targets: ['db:9187']
+- labels: {only: labels}
+`;
+  t.same(parseFileSd(yaml, '/etc/sd/web.yml'), [
+    { targets: ['web-1:9100', 'web-2:9100'], labels: [['env', 'prod'], ['rack', '12'], ['__meta_filepath', '/etc/sd/web.yml']], source: '/etc/sd/web.yml:0' },
+    { targets: ['db:9187'], labels: [['__meta_filepath', '/etc/sd/web.yml']], source: '/etc/sd/web.yml:1' },
+    { targets: [], labels: [['only', 'labels'], ['__meta_filepath', '/etc/sd/web.yml']], source: '/etc/sd/web.yml:2' },
+  ]);
+  const json = '[{"targets": ["a:1"], "labels": {"job": "override", "empty": ""}}]';
+  t.same(parseFileSd(json, '/sd/a.JSON'), [{ targets: ['a:1'], labels: [['job', 'override'], ['__meta_filepath', '/sd/a.JSON']], source: '/sd/a.JSON:0' }]);
+  t.same(parseFileSd('', '/sd/empty.yaml'), [], 'an empty file has no targets');
+  t.same(parseFileSd('# nothing yet\n', '/sd/empty.yaml'), []);
+  t.same(parseFileSd('[]', '/sd/empty.json'), []);
+});
+
+t.test('broken files say what and where', async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['- targets: [a\n- labels: {', 'x.yml', /^x\.yml:\d+: /],
+    ['{"targets": [', 'x.json', /^x\.json: not valid JSON/],
+    ['targets: [a]', 'x.yml', /^x\.yml: must be a list of target groups/],
+    ['- just a string', 'x.yml', /^x\.yml: \[0\]: must be a target group/],
+    ['- {targets: [a], labels: {bad-name: x}}', 'x.yml', /^x\.yml: \[0\]\.labels\.bad-name: is not a label name/],
+    ['- {targets: [a], lables: {x: y}}', 'x.yml', /^x\.yml: \[0\]\.lables: unknown key "lables"/],
+    ['- {targets: a}', 'x.yml', /^x\.yml: \[0\]\.targets: must be a list of host:port strings/],
+    ['- {targets: [{a: 1}]}', 'x.yml', /must be a list of host:port strings/],
+    ['- {targets: [a], labels: [x]}', 'x.yml', /^x\.yml: \[0\]\.labels: must map label names to values/],
+    ['- {targets: [a], labels: {x: {y: z}}}', 'x.yml', /must map label names to values/],
+  ];
+  for (const [text, path, message] of cases) t.throws(() => parseFileSd(text, path), { name: 'FileSdError', message }, text);
+  t.ok(new FileSdError('x') instanceof Error);
+});
