@@ -30,6 +30,8 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   domain: { values: ['store', 'schema', 'match', ...LEAVES] },
   auth: { values: ['store', 'config', ...LEAVES] },
   tsdb: { values: ['store', 'match', ...LEAVES] },
+  // pure so far (parser, relabelling, config, targets); the scrape loop will feed ingest
+  scrape: { values: [...LEAVES] },
   store: { values: [...LEAVES] },
   config: { values: [...LEAVES] },
   schema: { values: [...LEAVES] },
