@@ -32,6 +32,8 @@ export interface Runtime {
   annotations: Annotations;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
+  /** expiry and compaction on `storage.retention_schedule` */
+  retention: RetentionJob;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -65,7 +67,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
-    config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine,
+    config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
     spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type),
     annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Config } from './config/types.js';
 import type { Logger } from './log.js';
 import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
+import { holdRestartKeys, changedLiveKeys } from './config/reload-marks.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
@@ -136,28 +137,20 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
   return { server, path };
 }
 
-/** Keys read once at start (sockets, the store, the body parser): a reload keeps their old values. */
-const RESTART_ONLY: [string, (c: Config) => unknown][] = [
-  ['http.listen', (c) => c.http.listen],
-  ['data_dir', (c) => c.data_dir],
-  ['limits.body_bytes', (c) => c.limits.body_bytes],
-  ['limits.max_body_depth', (c) => c.limits.max_body_depth],
-  ['storage.sync', (c) => c.storage.sync],
-];
-
 /** Swaps in `next` for everything a reload may change; says which changes wait for a restart. */
 function applyReload(rt: Runtime, next: Config): void {
   const old = rt.config;
-  const waiting = RESTART_ONLY.filter(([, get]) => get(next) !== get(old)).map(([key]) => key);
+  // the schema marks each key live or restart (config/schema.ts); restart keys keep their running value
+  const waiting = holdRestartKeys(old, next);
+  next.http = { ...next.http, host: old.http.host, port: old.http.port }; // derived from http.listen
   if (waiting.length) rt.log.warn({ keys: waiting }, 'these changes take effect after a restart; the running values stay');
-  next.http = { ...next.http, listen: old.http.listen, host: old.http.host, port: old.http.port };
-  next.data_dir = old.data_dir;
-  next.limits = { ...next.limits, body_bytes: old.limits.body_bytes, max_body_depth: old.limits.max_body_depth };
-  next.storage = { ...next.storage, sync: old.storage.sync };
+  const changed = changedLiveKeys(old, next);
   rt.limiter.reconfigure(next.limits.rate_limit);
   rt.disk.setFloor(next.storage.min_free_disk_bytes);
   rt.log.level = next.log.level;
   rt.config = next;
+  if (changed.includes('storage.retention_schedule')) rt.retention.reschedule();
+  if (changed.length) rt.log.info({ keys: changed }, 'configuration changes applied');
 }
 
 /**

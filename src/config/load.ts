@@ -68,6 +68,8 @@ type ValidConfig = Omit<Config, 'source' | 'http' | 'storage'> & {
 };
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+// `reload` marks each key as applied by SIGHUP or waiting for a restart (config/reload-marks.ts)
+ajv.addKeyword({ keyword: 'reload', schemaType: 'string' });
 const validate = ajv.compile<ValidConfig>(configSchema);
 
 export function loadConfig(opts: LoadOptions = {}): Config {

@@ -1,12 +1,14 @@
 // Rules between keys, which the schema cannot say (defaults are null or independent).
 // They run after schema validation, on a config that has every key.
 import type { LineCounter } from 'yaml';
+import cron from 'node-cron';
 import { lineOf, type ConfigProblem, type ValueOrigin } from './describe.js';
 
 /** The keys these rules read, in a config the schema has admitted. */
 interface Checked {
   http: { headers_timeout_ms: number; request_timeout_ms: number };
   tls: { cert_file: string | null; key_file: string | null };
+  storage: { retention_schedule: string };
 }
 
 export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
@@ -26,6 +28,10 @@ export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, fil
   // Node refuses to create a server whose header deadline is later than the request's.
   if (c.http.headers_timeout_ms > c.http.request_timeout_ms) {
     at(['http', 'request_timeout_ms'], 'http.request_timeout_ms', `must be at least http.headers_timeout_ms (${c.http.headers_timeout_ms})`);
+  }
+  // checked here so a bad expression is refused by check-config and by a reload, not thrown at scheduling
+  if (!cron.validate(c.storage.retention_schedule)) {
+    at(['storage', 'retention_schedule'], 'storage.retention_schedule', `"${c.storage.retention_schedule}" is not a cron expression (minute hour day-of-month month day-of-week)`);
   }
   return problems;
 }

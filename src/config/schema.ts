@@ -1,5 +1,10 @@
 // The config file's JSON Schema: the single place where keys, types and defaults live.
 // ajv fills the defaults (useDefaults) so the rest of the code sees a complete Config.
+//
+// Every leaf key (and every list taken whole, like `accounts`) carries `reload`: 'live'
+// when SIGHUP applies it, 'restart' when the running value stays until a restart. The
+// reload code reads the marks (config/reload-marks.ts) and a test fails on a key without
+// one, so a new key cannot be forgotten.
 
 const duration = {
   description: 'seconds, or a number with a unit: 30s, 5m, 2h, 8d, 1w, 1y',
@@ -13,8 +18,8 @@ const rateBucket = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    limit: { type: 'integer', minimum: 0, description: 'requests per interval; 0 turns the bucket off' },
-    interval_seconds: { type: 'integer', minimum: 1 },
+    limit: { type: 'integer', minimum: 0, description: 'requests per interval; 0 turns the bucket off', reload: 'live' },
+    interval_seconds: { type: 'integer', minimum: 1, reload: 'live' },
   },
   default: {},
 } as const;
@@ -29,29 +34,30 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        listen: { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$', default: '127.0.0.1:8443' },
-        trust_proxy: { type: 'boolean', default: false },
-        external_url: { type: ['string', 'null'], default: null },
-        headers_timeout_ms: { type: 'integer', minimum: 1000, maximum: 10000, default: 10000 },
-        request_timeout_ms: { type: 'integer', minimum: 1000, maximum: 20000, default: 20000 },
-        max_connections: { type: 'integer', minimum: 1, default: 1024 },
-        shutdown_timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000 },
+        listen: { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$', default: '127.0.0.1:8443', reload: 'restart' },
+        trust_proxy: { type: 'boolean', default: false, reload: 'live' },
+        external_url: { type: ['string', 'null'], default: null, reload: 'live' },
+        headers_timeout_ms: { type: 'integer', minimum: 1000, maximum: 10000, default: 10000, reload: 'live' },
+        request_timeout_ms: { type: 'integer', minimum: 1000, maximum: 20000, default: 20000, reload: 'live' },
+        max_connections: { type: 'integer', minimum: 1, default: 1024, reload: 'live' },
+        shutdown_timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, reload: 'live' },
       },
     },
-    data_dir: { type: 'string', minLength: 1, default: './data' },
+    data_dir: { type: 'string', minLength: 1, default: './data', reload: 'restart' },
     tls: {
       type: 'object',
       additionalProperties: false,
       default: {},
       properties: {
-        cert_file: { type: ['string', 'null'], default: null },
-        key_file: { type: ['string', 'null'], default: null },
-        min_version: { enum: ['TLSv1.2', 'TLSv1.3'], default: 'TLSv1.2' },
+        cert_file: { type: ['string', 'null'], default: null, reload: 'live' },
+        key_file: { type: ['string', 'null'], default: null, reload: 'live' },
+        min_version: { enum: ['TLSv1.2', 'TLSv1.3'], default: 'TLSv1.2', reload: 'live' },
       },
     },
     accounts: {
       type: 'array',
       default: [],
+      reload: 'live',
       items: {
         type: 'object',
         additionalProperties: false,
@@ -69,11 +75,11 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        body_bytes: { type: 'integer', minimum: 1024, default: 5242880 },
-        max_body_depth: { type: 'integer', minimum: 2, maximum: 64, default: 12 },
-        tags_per_measurement: { type: 'integer', minimum: 1, maximum: 50, default: 50 },
+        body_bytes: { type: 'integer', minimum: 1024, default: 5242880, reload: 'restart' },
+        max_body_depth: { type: 'integer', minimum: 2, maximum: 64, default: 12, reload: 'restart' },
+        tags_per_measurement: { type: 'integer', minimum: 1, maximum: 50, default: 50, reload: 'live' },
         batch_job_threshold: {
-          type: 'integer', minimum: 1, default: 50,
+          type: 'integer', minimum: 1, default: 50, reload: 'live',
           description: 'batch metric updates/deletes touching more metrics than this run as a background job (202)',
         },
         rate_limit: {
@@ -92,29 +98,29 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        sync: { type: 'boolean', default: true, description: 'fsync every acknowledged write (group-committed)' },
-        min_free_disk_bytes: { type: 'integer', minimum: 0, default: 1073741824 },
+        sync: { type: 'boolean', default: true, description: 'fsync every acknowledged write (group-committed)', reload: 'restart' },
+        min_free_disk_bytes: { type: 'integer', minimum: 0, default: 1073741824, reload: 'live' },
         retention: {
           type: 'object',
           additionalProperties: false,
           default: {},
           properties: {
-            raw: { ...duration, default: '2d' },
-            '60': { ...duration, default: '8d' },
-            '900': { ...duration, default: '32d' },
-            '3600': { ...duration, default: '365d' },
+            raw: { ...duration, default: '2d', reload: 'live' },
+            '60': { ...duration, default: '8d', reload: 'live' },
+            '900': { ...duration, default: '32d', reload: 'live' },
+            '3600': { ...duration, default: '365d', reload: 'live' },
           },
         },
-        retention_schedule: { type: 'string', default: '17 3 * * *', description: 'cron expression for expiry + compaction' },
+        retention_schedule: { type: 'string', default: '17 3 * * *', description: 'cron expression for expiry + compaction', reload: 'live' },
         checkpoint: {
           type: 'object',
           additionalProperties: false,
           default: {},
           description: 'when the engine writes sealed chunks and head snapshots and trims its write-ahead log',
           properties: {
-            interval_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60 },
-            wal_bytes: { type: 'integer', minimum: 65536, default: 67108864 },
-            seal_idle_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
+            interval_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60, reload: 'restart' },
+            wal_bytes: { type: 'integer', minimum: 65536, default: 67108864, reload: 'restart' },
+            seal_idle_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300, reload: 'restart' },
           },
         },
       },
@@ -124,7 +130,7 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+        level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', reload: 'live' },
       },
     },
   },

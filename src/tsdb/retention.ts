@@ -39,6 +39,8 @@ function retentionOf(storage: RetentionSettings, tier: Tier): number {
 
 export class RetentionJob {
   private task: { stop(): void | Promise<void> } | null = null;
+  /** the cron expression the job runs on now (a reload may change it) */
+  scheduled: string | null = null;
   private running: Promise<RetentionResult> | null = null;
 
   constructor(
@@ -50,9 +52,16 @@ export class RetentionJob {
   ) {}
 
   schedule(): void {
-    this.task = cron.schedule(this.storage().retention_schedule, () => {
+    this.scheduled = this.storage().retention_schedule;
+    this.task = cron.schedule(this.scheduled, () => {
       void this.run().catch((err) => this.log.error({ err }, 'retention run failed'));
     });
+  }
+
+  /** A reload changed the schedule: the next run follows the new expression. */
+  reschedule(): void {
+    void this.task?.stop();
+    this.schedule();
   }
 
   async stop(): Promise<void> {

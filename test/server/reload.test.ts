@@ -34,6 +34,7 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
     'http:\n  listen: "127.0.0.1:0"\n  trust_proxy: true',
     'limits:\n  body_bytes: 2048\n  rate_limit:\n    std:\n      limit: 3',
     'tls:\n  min_version: TLSv1.3',
+    'storage:\n  retention_schedule: "5 4 * * *"',
     `accounts:\n  - email: new@example.com\n    token_sha256: ${sha256(token)}\n    role: viewer`,
   ].join('\n'));
   t.equal(await s.server.reload(), true);
@@ -44,6 +45,7 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
   t.same(statuses, [200, 200, 200, 429], 'the new account authenticates and the new limit of 3 applies');
   t.equal((await s.get('/v1/metrics', { plain: true, headers: { 'x-forwarded-proto': 'https' } })).status, 200, 'trust_proxy applies');
   t.equal(s.server.rt.config.limits.body_bytes, 5242880, 'a restart-only key keeps its running value');
+  t.equal(s.server.rt.retention.scheduled, '5 4 * * *', 'storage.retention_schedule applies without a restart');
   const tls12 = await new Promise<string>((resolve) => {
     const socket = tlsConnect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.cert, maxVersion: 'TLSv1.2' });
     socket.on('secureConnect', () => { socket.destroy(); resolve('connected'); });
