@@ -65,3 +65,11 @@ export class GaugewayError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * An empty map of field errors without a prototype: a body field may be named
+ * `hasOwnProperty` or `toString`, and must find no inherited member under its name.
+ */
+export function fieldErrors(): Record<string, string[]> {
+  return Object.create(null) as Record<string, string[]>;
+}

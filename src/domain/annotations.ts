@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
-import { alreadyExists, notFound, paramErrors } from '../errors.js';
+import { alreadyExists, notFound, paramErrors, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { AccountLock } from './account-lock.js';
 import { displayTextProblem } from './text.js';
@@ -229,7 +229,7 @@ export class Annotations {
 
 /** Rules across fields of an event. */
 function checkedEvent(event: AnnotationEvent): AnnotationEvent {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   const titleProblem = displayTextProblem(event.title);
   if (titleProblem) params.title = [titleProblem];
   if (event.end_time !== null && event.end_time < event.start_time) params.end_time = ['must not be before start_time'];
@@ -244,7 +244,7 @@ function checkedEvent(event: AnnotationEvent): AnnotationEvent {
  * required (the real API wants one of them); docs/resources.md says why.
  */
 export function parseEventQuery(raw: { start_time?: string; end_time?: string; count?: string; sources: string[] }): EventQuery {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   const int = (field: string, v: string | undefined, min: number, max: number, fallback: number): number => {
     if (v === undefined || v === '') return fallback;
     if (!/^\d{1,12}$/.test(v) || Number(v) < min || Number(v) > max) {

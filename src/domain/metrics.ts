@@ -4,7 +4,7 @@
 import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
-import { ApiError } from '../errors.js';
+import { ApiError, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 import type { MetricAttributes } from './metric-attributes.js';
@@ -209,7 +209,7 @@ function applyUpdate(existing: MetricRecord, input: MetricInput): MetricRecord {
 
 /** Rules that involve more than one field. */
 function checkRules(m: MetricRecord): void {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   if (m.type === 'composite' && !m.composite?.trim()) params.composite = ['is required for a composite metric'];
   if (m.type !== 'composite' && m.composite) params.composite = ['is only allowed when type is composite'];
   if (m.attributes.aggregate && m.period !== null && (m.period < 10 || m.period > 600)) {

@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
-import { alreadyExists, notFound, paramErrors, type ParamErrors } from '../errors.js';
+import { alreadyExists, notFound, paramErrors, type ParamErrors, fieldErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
 import { transformProblem } from './transform.js';
 import { displayTextProblem } from './text.js';
@@ -190,7 +190,7 @@ export class Spaces {
     if (input.related_space !== undefined) next.related_space = input.related_space;
     if (input.thresholds !== undefined) next.thresholds = input.thresholds;
 
-    const errors: ParamErrors = {};
+    const errors: ParamErrors = fieldErrors();
     const nameProblem = input.name === undefined ? null : displayTextProblem(input.name);
     if (nameProblem) add(errors, 'name', nameProblem);
     if (input.streams !== undefined) {

@@ -5,7 +5,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../errors.js';
 import type { Middleware } from './state.js';
 import { isRawTaggedSubmission, readRawText } from './raw-json.js';
-import { inspect } from '../schema/inspect.js';
+import { inspect, inspectFormKeys } from '../schema/inspect.js';
 
 export interface BodyLimits {
   bytes: number;
@@ -21,6 +21,8 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     text: false,
     multipart: false,
     jsonStrict: false,
+    // the raw text of form bodies is checked for prototype keys the form parser would drop
+    includeUnparsed: true,
     jsonLimit: limits.bytes,
     formLimit: limits.bytes,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
@@ -40,13 +42,24 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
   // The tagged submission route reads its JSON as text and validates while it scans;
   // it parses and inspects the text itself only when its fast path declines.
   const parseOrRead: Middleware = async (ctx, next) => {
-    if (!isRawTaggedSubmission(ctx)) return parse(ctx, next);
+    if (!isRawTaggedSubmission(ctx)) {
+      try {
+        await parse(ctx, async () => undefined);
+      } catch (err) {
+        throw isDecompressionError(err) ? new ApiError(400, { request: [`Request body is not valid ${ctx.get('content-encoding')} data`] }) : err;
+      }
+      return next();
+    }
     ctx.state.rawJson = await readRawText(ctx);
     return next();
   };
   const check: Middleware = async (ctx, next) => {
-    const body = ctx.request.body;
-    if (body !== undefined) inspect(body, limits.depth);
+    const body: unknown = ctx.request.body;
+    if (body !== undefined) {
+      const raw: unknown = ctx.request.rawBody;
+      if (typeof raw === 'string' && ctx.is('application/x-www-form-urlencoded')) inspectFormKeys(raw);
+      inspect(body, limits.depth);
+    }
     await next();
   };
   return [guard, parseOrRead, check];
@@ -54,4 +67,11 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
+
+/** zlib and brotli stream errors (bad or truncated compressed data): the client's mistake. */
+function isDecompressionError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || 'type' in err) return false;
+  const code: unknown = Reflect.get(err, 'code');
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI'));
 }

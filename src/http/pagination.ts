@@ -1,5 +1,5 @@
 // offset / length / orderby / sort, and the {query: {found, length, offset, total}} envelope.
-import { ApiError } from '../errors.js';
+import { ApiError, fieldErrors } from '../errors.js';
 
 export interface Page {
   offset: number;
@@ -11,7 +11,7 @@ export interface Page {
 export const MAX_PAGE_LENGTH = 100;
 
 export function parsePage(query: Record<string, unknown>, orderable: readonly string[], defaultOrder = orderable[0]!): Page {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   const offset = integer(query.offset, 0);
   const length = integer(query.length, MAX_PAGE_LENGTH);
   if (offset === null || offset < 0) params.offset = ['must be a non-negative integer'];

@@ -2,7 +2,7 @@
 // Three layouts for `gauges` and `counters`: an object keyed by metric name, an object
 // keyed by arbitrary index whose elements carry `name`, or an array of elements with
 // `name`. The source becomes the tag `source` downstream, so tagged queries see it.
-import { ApiError, type ParamErrors } from '../errors.js';
+import { ApiError, type ParamErrors, fieldErrors } from '../errors.js';
 import { checkElement, compileBoth } from '../schema/validate.js';
 import type { MetricInput } from '../domain/metrics.js';
 import { attributesSchema } from '../domain/metric-attributes.js';
@@ -79,7 +79,7 @@ const body = compileBoth<{ gauges?: unknown; counters?: unknown; source?: string
 /** The measurements of a body, or a 400 naming every offending element. */
 export function parseSourced(raw: unknown, isForm: boolean, nowSeconds: number): SourcedMeasurement[] {
   const top = checkElement(isForm ? body.form : body.json, raw, '');
-  const params: ParamErrors = {};
+  const params: ParamErrors = fieldErrors();
   const fail = (field: string, message: string) => { ((params[field] ??= []) as string[]).push(message); };
 
   if (top.source != null && !checkSource(top.source)) fail('source', top.source.toLowerCase() === 'all' ? 'all is reserved' : SOURCE_MESSAGE);
@@ -114,7 +114,7 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   // `gauges[cpu]=3` / {"gauges": {"cpu": 3}}: a bare value under its name.
   const obj: unknown = typeof entry === 'number' || (isForm && typeof entry === 'string') ? { value: entry } : entry;
   const e = checkElement(isForm ? element.form : element.json, obj, path);
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   const name = e.name ?? key;
   if (name === null || name === undefined) params[`${path}.name`] = ['is required'];
   else if (!METRIC_NAME.test(name)) params[`${path}.name`] = [METRIC_NAME_MESSAGE];
@@ -166,7 +166,7 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
  * exponent limits, and one name used both as a gauge and as a counter.
  */
 export function sourcedSamples(ms: SourcedMeasurement[], times: TimeWindow): { samples: Sample[]; metrics: Map<string, MetricUse> } {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   const samples: Sample[] = [];
   const metrics = new Map<string, MetricUse>();
   const tagSets = new Map<string | null, TagPairs>();

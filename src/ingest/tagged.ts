@@ -4,7 +4,7 @@
 // time and period top-level or per measurement, float exponent limits. All problems of
 // a request are collected, each under its element (`measurements[3].tags`).
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
-import { ApiError, type ParamErrors } from '../errors.js';
+import { ApiError, type ParamErrors, fieldErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import type { MetricInput } from '../domain/metrics.js';
 import { attributesSchema, type MetricAttributes } from '../domain/metric-attributes.js';
@@ -44,7 +44,7 @@ const el = (i: number, key?: string) => (key ? `measurements[${i}].${key}` : `me
 const field = (i: number, key: string) => (i < 0 ? key : el(i, key));
 
 export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
-  const errors: Record<string, string[]> = {};
+  const errors = fieldErrors();
   let problems = 0;
   const fail: Fail = (field, msg) => { (errors[field] ??= []).push(msg); problems++; };
   if (!isObject(body)) throw new ApiError(400, { params: { body: ['must be a JSON object with a measurements array'] } });

@@ -1,5 +1,5 @@
 // GET /v1/measurements/:name query string -> a checked SeriesQuery.
-import { paramError, paramErrors } from '../errors.js';
+import { paramError, paramErrors, fieldErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 import type { Retention } from '../tsdb/retention.js';
@@ -41,7 +41,7 @@ export function parseSeriesQuery(rawName: string, querystring: string, now: numb
   if (tagsMap && one.tags_search !== undefined) throw paramError('tags_search', 'cannot be combined with tags');
   const filter = one.tags_search !== undefined ? parseTagsSearch(one.tags_search) : tagsMap ? tagsMapToExpr(tagsMap) : { op: 'all' as const };
 
-  const errors: Record<string, string[]> = {};
+  const errors = fieldErrors();
   let summaryFunction: SummaryFunction | null = null;
   if (one.summary_function !== undefined) {
     if ((SUMMARY_FUNCTIONS as readonly string[]).includes(one.summary_function)) summaryFunction = one.summary_function as SummaryFunction;

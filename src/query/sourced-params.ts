@@ -1,7 +1,7 @@
 // GET /v1/metrics/:name and /v1/gauges/:name time-interval parameters (the source-based
 // API) -> a checked SourcedQuery. Sources are the tag `source`; data without one is
 // reported under `unassigned`.
-import { ApiError, paramErrors } from '../errors.js';
+import { ApiError, paramErrors, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { chooseTier, MAX_RESOLUTION, UNAVAILABLE_RESOLUTION } from './window.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
@@ -83,7 +83,7 @@ function reach(resolution: number, retention: Retention): number {
 }
 
 export function parseSourcedQuery(query: Query, now: number, retention: Retention): SourcedQuery {
-  const errors: Record<string, string[]> = {};
+  const errors = fieldErrors();
   const start = int(query, 'start_time', errors);
   const end = int(query, 'end_time', errors) ?? now;
   const count = int(query, 'count', errors);

@@ -2,7 +2,7 @@
 // stored tier whose step divides the resolution and whose retention still covers the
 // start; the raw tier serves any resolution within its retention. None: the 400 of
 // librato-api-notes §7.
-import { ApiError, paramErrors } from '../errors.js';
+import { ApiError, paramErrors, fieldErrors } from '../errors.js';
 import type { Tier } from '../tsdb/engine.js';
 import type { Retention } from '../tsdb/retention.js';
 
@@ -30,7 +30,7 @@ function integer(params: Params, name: string, errors: Record<string, string[]>)
 }
 
 export function parseWindow(params: Params, now: number, retention: Retention): Window {
-  const errors: Record<string, string[]> = {};
+  const errors = fieldErrors();
   const resolution = integer(params, 'resolution', errors);
   if (resolution === undefined && !errors.resolution) errors.resolution = ['is required'];
   else if (resolution !== undefined && (resolution < 1 || resolution > MAX_RESOLUTION)) errors.resolution = [`must be from 1 to ${MAX_RESOLUTION} seconds`];

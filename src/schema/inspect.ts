@@ -53,3 +53,19 @@ function fieldName(path: (string | number)[]): string {
   for (const p of path) name = typeof p === 'number' ? `${name || 'body'}[${p}]` : name ? `${name}.${p}` : p;
   return name || 'body';
 }
+
+/**
+ * Form bodies: the form parser drops prototype keys silently (`__proto__[x]=1` becomes
+ * `{}`), so the keys are checked in the raw text, each bracketed segment on its own, to
+ * refuse them the way a JSON body's are.
+ */
+export function inspectFormKeys(text: string): void {
+  for (const pair of text.split('&')) {
+    const eq = pair.indexOf('=');
+    let key = eq === -1 ? pair : pair.slice(0, eq);
+    try { key = decodeURIComponent(key.replace(/\+/g, ' ')); } catch { /* the parser decides about bad escapes */ }
+    for (const segment of key.split(/[[\]]+/)) {
+      if (FORBIDDEN_KEYS.has(segment)) throw new ApiError(400, { request: [`Request body may not contain the key "${segment}"`] });
+    }
+  }
+}

@@ -2,7 +2,7 @@
 // (`measurements[3].tags`), as the spec's `errors.params`. Used by the routes and by the
 // ingest parsers alike, so it sits below both.
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-import { ApiError, type ParamErrors } from '../errors.js';
+import { ApiError, type ParamErrors, fieldErrors } from '../errors.js';
 
 export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
 
@@ -25,7 +25,7 @@ export function checkElement<T>(validate: ValidateFunction<T>, data: unknown, pr
 }
 
 export function paramsFromAjv(errors: ErrorObject[], prefix = ''): ParamErrors {
-  const params: Record<string, string[]> = {};
+  const params = fieldErrors();
   for (const e of errors) {
     let field = prefix + fieldPath(e.instancePath, prefix !== '');
     let message = e.message ?? 'is invalid';

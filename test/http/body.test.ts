@@ -75,7 +75,12 @@ t.test('form bodies nest Rails-style and parse to the same object as JSON', asyn
   t.equal(badForm.status, 400);
   t.same(badForm.body.errors.params, { period: ['must be an integer or null'] });
   const protoForm = await s.request('PUT', '/v1/metrics/form.proto', { form: '__proto__[x]=1&constructor[prototype][y]=2' });
-  t.ok(protoForm.status < 500);
+  t.equal(protoForm.status, 400, 'prototype keys in a form body are refused like in JSON');
+  t.same(protoForm.body, { errors: { request: ['Request body may not contain the key "__proto__"'] } });
+  t.equal((await s.get('/v1/metrics/form.proto')).status, 404, 'nothing was created');
+  const ctorForm = await s.request('PUT', '/v1/metrics/form.ctor', { form: 'type=gauge&constructor%5Bprototype%5D%5By%5D=2' });
+  t.equal(ctorForm.status, 400, 'percent-encoded brackets too');
+  t.same(ctorForm.body, { errors: { request: ['Request body may not contain the key "constructor"'] } });
   t.equal(({} as Record<string, unknown>).x, undefined);
 });
 
@@ -84,4 +89,32 @@ t.test('inspect() rejects what the parser lets through', async (t) => {
   t.throws(() => inspect({ a: { prototype: 1 } }, 10), ApiError);
   t.doesNotThrow(() => inspect({ a: [1, 'x', null, true, { b: -0 }] }, 10));
   t.throws(() => inspect([[[[1]]]], 2), ApiError);
+});
+
+t.test('a body that is not the compressed data its Content-Encoding says is a 400', async (t) => {
+  const s = await startTestServer(t);
+  for (const encoding of ['gzip', 'br', 'deflate']) {
+    for (const [method, path, type, body] of [
+      ['PUT', '/v1/metrics/enc.test', 'application/json', '{"type":"gauge"}'],
+      ['POST', '/v1/measurements', 'application/json', '{"measurements":[]}'],
+      ['PUT', '/v1/metrics/enc.test', 'application/x-www-form-urlencoded', 'type=gauge'],
+    ] as const) {
+      const r = await s.request(method, path, { raw: { body, type }, headers: { 'content-encoding': encoding } });
+      t.equal(r.status, 400, `${encoding} ${method} ${path} ${type}`);
+      t.same(r.body, { errors: { request: [`Request body is not valid ${encoding} data`] } });
+    }
+  }
+  t.equal((await s.get('/v1/metrics/enc.test')).status, 404, 'nothing was created');
+});
+
+t.test('body fields named like built-in object members get ordinary answers', async (t) => {
+  const s = await startTestServer(t);
+  for (const name of ['hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf']) {
+    const space = await s.request('POST', '/v1/spaces', { json: { name: `members ${name}`, [name]: 1 } });
+    t.equal(space.status, 400, `space body with ${name}`);
+    t.same(space.body, { errors: { params: { [name]: ['is not a known field'] } } });
+    const annotation = await s.request('POST', '/v1/annotations/members', { json: { title: 't', [name]: [1] } });
+    t.equal(annotation.status, 400, `annotation body with ${name}`);
+    t.same(annotation.body, { errors: { params: { [name]: ['is not a known field'] } } });
+  }
 });
