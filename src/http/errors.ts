@@ -30,7 +30,8 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new ApiError(404, { request: [`No route for ${ctx.method} ${ctx.path}`] });
       }
-      if (ctx.status === 405 && ctx.body === undefined) {
+      // 501 is what the router says to a method it does not know at all (TRACE)
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
         throw new ApiError(405, { request: [`Method ${ctx.method} is not allowed on ${ctx.path}`] });
       }
     } catch (err) {
@@ -38,6 +39,9 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       if (status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
       metrics.rejected.inc({ reason });
       render(ctx, status, body, headers);
+      // A body left unread (a 413, a refused encoding) would hold a kept-alive connection
+      // until it arrived: answer, then close, so the client's next request goes out at once.
+      if (status === 413 || !ctx.req.complete) ctx.set('Connection', 'close');
     }
   };
 }

@@ -118,3 +118,31 @@ t.test('body fields named like built-in object members get ordinary answers', as
     t.same(annotation.body, { errors: { params: { [name]: ['is not a known field'] } } });
   }
 });
+
+t.test('after a 413 the connection is closed cleanly and the next request is answered', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  body_bytes: 2048\n');
+  const { gzipSync } = await import('node:zlib');
+  const bomb = gzipSync(Buffer.alloc(1024 * 1024, 0x20)); // small on the wire, 1 MB inflated
+  t.ok(bomb.length < 2048, 'the compressed body itself is within the limit');
+  for (let i = 0; i < 3; i++) {
+    const big = await s.request('PUT', '/v1/metrics/bomb', { raw: { body: bomb, type: 'application/json' }, headers: { 'content-encoding': 'gzip' } });
+    t.equal(big.status, 413);
+    t.equal(big.headers.connection, 'close', 'the unread rest of the body is not left on a kept-alive connection');
+    const next = await s.get('/v1/metrics');
+    t.equal(next.status, 200, 'the next request of the same client is answered');
+  }
+  const declared = await s.request('PUT', '/v1/metrics/bomb', { raw: { body: Buffer.alloc(8192, 0x20), type: 'application/json' } });
+  t.equal(declared.status, 413);
+  t.equal(declared.headers.connection, 'close');
+  t.equal((await s.get('/v1/metrics')).status, 200);
+});
+
+t.test('unknown methods get a JSON 405', async (t) => {
+  const s = await startTestServer(t);
+  for (const path of ['/v1/metrics', '/v1/metrics/x', '/v1/nothing']) {
+    const r = await s.request('TRACE', path);
+    t.equal(r.status, 405, `TRACE ${path}`);
+    t.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+    t.same(r.body, { errors: { request: [`Method TRACE is not allowed on ${path}`] } });
+  }
+});
