@@ -131,7 +131,14 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
   const server = http.createServer(buildAdminApp(() => rt.accounts, rt.log.child({ component: 'admin' })).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => { server.off('error', reject); resolve(); });
+    // the socket is created 0600 (the bind happens inside listen()), not chmod-ed after a
+    // window in which anyone could connect to it
+    const umask = process.umask(0o177);
+    try {
+      server.listen(path, () => { server.off('error', reject); resolve(); });
+    } finally {
+      process.umask(umask);
+    }
   });
   chmodSync(path, 0o600);
   return { server, path };

@@ -5,6 +5,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -28,12 +29,22 @@ async function freePort(kind: 'udp' | 'tcp'): Promise<number> {
   return port;
 }
 
+/** Whether a UDP socket is bound to 127.0.0.1:port, read from the kernel's table (no probe bind that could race statsd's own). */
+async function udpPortTaken(port: number): Promise<boolean> {
+  const table = await readFile('/proc/net/udp', 'utf8');
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return table.split('\n').some((line) => line.trim().split(/\s+/)[1] === local);
+}
+
 async function startStatsd(t: Test, s: TestServer, librato: Record<string, unknown>): Promise<number> {
   const udp = await freePort('udp');
   const mgmt = await freePort('tcp');
   const file = join(s.dataDir, `statsd-${udp}.js`);
   writeFileSync(file, `(${JSON.stringify({
-    address: '127.0.0.1', port: udp, mgmt_address: '127.0.0.1', mgmt_port: mgmt, flushInterval: 500,
+    // Each value goes out in exactly one flush (delete*: nothing is re-sent as a repeat
+    // or a zero), and flushes are a second apart, so no two fall into one timestamp.
+    address: '127.0.0.1', port: udp, mgmt_address: '127.0.0.1', mgmt_port: mgmt, flushInterval: 1000,
+    deleteGauges: true, deleteCounters: true, deleteTimers: true, deleteSets: true,
     backends: ['statsd-librato-backend'],
     librato: { email: s.admin.user, token: s.admin.password, api: `https://127.0.0.1:${s.port}`, skipInternalMetrics: true, ...librato },
   })})`);
@@ -45,9 +56,10 @@ async function startStatsd(t: Test, s: TestServer, librato: Record<string, unkno
   child.stdout.on('data', (c) => (output += c));
   child.stderr.on('data', (c) => (output += c));
   t.teardown(() => { child.kill('SIGKILL'); if (process.env.GW_DEBUG) console.error(output); });
-  // statsd says it is up once it listens on UDP.
-  for (let i = 0; i < 200 && !/server is up/i.test(output); i++) await new Promise((r) => setTimeout(r, 50));
-  t.match(output, /server is up/i, 'statsd started');
+  // statsd logs "server is up" before its UDP socket is bound, so a first packet could
+  // be lost: wait until the port is really taken (our own bind to it fails).
+  const bound = await poll(async () => ((await udpPortTaken(udp)) ? true : undefined));
+  t.ok(bound, `statsd listens on UDP ${udp}`);
   return udp;
 }
 
