@@ -43,9 +43,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
 }
 
 async function compact(config: Config, location: string, out: Out): Promise<number> {
-  const [{ createLogger }, { createRuntime, closeRuntime }, { RetentionJob }] = await Promise.all([
-    import('../log.js'), import('../runtime.js'), import('../tsdb/retention.js'),
-  ]);
+  const [{ createLogger }, { createRuntime, closeRuntime }] = await Promise.all([import('../log.js'), import('../runtime.js')]);
   // enterStoppedDataDir may have entered the data dir (as its owner): paths are relative then.
   const local: Config = location === 'db' ? { ...config, data_dir: '.' } : config;
   const log = createLogger(config.log.level);
@@ -60,8 +58,7 @@ async function compact(config: Config, location: string, out: Out): Promise<numb
   }
   try {
     await rt.engine.checkpoint();
-    const job = new RetentionJob(rt.store, rt.commit, rt.engine, () => rt.config.storage, log);
-    const r = await job.run();
+    const r = await rt.retention.run();
     out(`expired ${r.expired} chunks, merged ${r.merged} partial chunks, compacted`);
   } finally {
     await closeRuntime(rt);

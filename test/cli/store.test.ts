@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
+import { poll } from '../helpers/poll.js';
 
 /** A data dir with the first admin and one metric `kept`, its service stopped again. */
 async function stoppedServiceWithAMetric(t: Test) {
@@ -62,4 +63,48 @@ t.test('a database whose CURRENT file is gone is refused, never started empty, a
   t.equal((await httpsRequest(s.port, selfSignedCa(data), 'GET', '/v1/metrics/kept', { auth: admin })).status, 200, 'the data is back');
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
+});
+
+t.test('store compact merges a window written in parts, keeps its data, refuses a running service', async (t) => {
+  const dir = tempDir(t, 'gw-compact-');
+  const config = writeServeConfig(dir, 'storage:\n  checkpoint:\n    interval_seconds: 1\n    seal_idle_seconds: 1\n');
+  const data = join(dir, 'data');
+  const past = Math.floor(Date.now() / 1000 / 21600) * 21600 - 2 * 21600 + 600; // inside a closed 6-hour window
+  const read = async (port: number, admin: { user: string; password: string }) => {
+    const r = await httpsRequest(port, selfSignedCa(data), 'GET', `/v1/measurements/compact.test?start_time=${past - 60}&end_time=${past + 3600}&resolution=1`, { auth: admin });
+    return JSON.parse(r.text).series[0]?.measurements.map((m: { time: number; value: number }) => [m.time, m.value]);
+  };
+  const headPoints = async (port: number) => Number(/^gaugeway_head_points (\S+)$/m.exec((await httpsRequest(port, selfSignedCa(data), 'GET', '/metrics')).text)?.[1]);
+  // two runs of the service, each writing to the same closed window and sealing it: two parts
+  let admin = { user: '', password: '' };
+  for (const offset of [0, 30]) {
+    const s = await startServe(t, ['--config', config]);
+    admin = initialCredentials(data);
+    const body = { measurements: [{ name: 'compact.test', value: offset + 1, time: past + offset, tags: { host: 'a' } }] };
+    t.equal((await httpsRequest(s.port, selfSignedCa(data), 'POST', '/v1/measurements', { auth: admin, json: body })).status, 200);
+    await poll(async () => ((await headPoints(s.port)) === 0 ? true : undefined));
+    s.child.kill('SIGTERM');
+    t.same(await s.exited, { code: 0, signal: null });
+  }
+  let s = await startServe(t, ['--config', config]);
+  const before = await read(s.port, admin);
+  t.same(before, [[past, 1], [past + 30, 31]]);
+  const busy = await runCli(['store', 'compact', '--config', config]);
+  t.equal(busy.code, 1);
+  t.match(busy.stderr, /is in use: stop the service before compacting/);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+
+  const compacted = await runCli(['store', 'compact', '--config', config]);
+  t.equal(compacted.code, 0, compacted.stderr);
+  const merged = Number(/merged (\d+) partial chunks/.exec(compacted.stdout)?.[1]);
+  t.ok(merged >= 2, `the two parts were merged (${compacted.stdout.trim()})`);
+  s = await startServe(t, ['--config', config]);
+  t.same(await read(s.port, admin), before, 'the same points after compaction');
+  const again = await runCli(['store', 'compact', '--config', config]);
+  t.equal(again.code, 1, 'running service refused again');
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+  const idle = await runCli(['store', 'compact', '--config', config]);
+  t.match(idle.stdout, /merged 0 partial chunks/, 'nothing left to merge');
 });
