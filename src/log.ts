@@ -1,18 +1,44 @@
 // One pino root logger; components take child loggers. Secrets never reach the log.
+// Lines are JSON with level names and ISO times, readable without a pino pretty-printer.
+// Under systemd (JOURNAL_STREAM set: stdout is connected to the journal) each line starts
+// with its syslog priority, `<3>` for errors, which journald strips and records, so
+// `journalctl -u gaugeway -p err` finds the errors.
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+/** syslog priorities (sd-daemon(3)) of pino's level names */
+const PRIORITY: Record<string, number> = { fatal: 2, error: 3, warn: 4, info: 6, debug: 7, trace: 7 };
+
+/** Prefixes each line with `<priority>` from its level, which pino writes first. */
+export function journalLines(destination: NodeJS.WritableStream): { write(line: string): boolean } {
+  return {
+    write(line: string) {
+      const level = /^\{"level":"(\w+)"/.exec(line)?.[1];
+      return destination.write(`<${PRIORITY[level ?? 'info'] ?? 6}>${line}`);
+    },
+  };
+}
+
+export interface LoggerOptions {
+  /** prefix syslog priorities; default: when JOURNAL_STREAM is set */
+  journal?: boolean;
+}
+
+export function createLogger(level: string, destination?: NodeJS.WritableStream, opts: LoggerOptions = {}): Logger {
+  const out = destination ?? process.stdout;
+  const journal = opts.journal ?? (destination === undefined && !!process.env.JOURNAL_STREAM);
   return pino(
     {
       level,
       base: { service: 'gaugeway' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
       redact: {
         paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token', '*.token', 'password', '*.password'],
         censor: '[redacted]',
       },
     },
-    (destination ?? process.stdout) as pino.DestinationStream,
+    (journal ? journalLines(out) : out) as pino.DestinationStream,
   );
 }

@@ -80,7 +80,8 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       // Everything that can fail comes before anything is changed, so a failure
       // leaves the old configuration whole.
       // (data_dir as running: a changed one only takes effect after a restart)
-      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log);
+      // (the certificate in use is named at start; a reload logs only what goes wrong)
+      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log.child({}, { level: 'warn' }));
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
       app.proxy = next.http.trust_proxy;

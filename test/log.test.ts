@@ -12,3 +12,24 @@ t.test('the logger redacts credentials wherever a caller puts them', async (t) =
   const [first] = log.lines();
   t.match(first, { service: 'gaugeway', msg: 'request', req: { headers: { authorization: '[redacted]', host: 'x' } } });
 });
+
+t.test('lines carry level names and ISO times', async (t) => {
+  const log = captureLog('info');
+  log.logger.error({ code: 1 }, 'broken');
+  const [line] = log.lines();
+  t.equal(line!.level, 'error');
+  t.match(line!.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+t.test('under systemd each line starts with its syslog priority', async (t) => {
+  const { Writable } = await import('node:stream');
+  const { createLogger } = await import('../src/log.js');
+  let text = '';
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { text += chunk.toString('utf8'); done(); } });
+  const logger = createLogger('debug', sink, { journal: true });
+  logger.fatal('f'); logger.error('e'); logger.warn('w'); logger.info('i'); logger.debug('d');
+  logger.child({ component: 'x' }).error('child');
+  const lines = text.split('\n').filter(Boolean);
+  t.same(lines.map((l) => l.slice(0, 3)), ['<2>', '<3>', '<4>', '<6>', '<7>', '<3>']);
+  t.same(lines.map((l) => JSON.parse(l.slice(3)).msg), ['f', 'e', 'w', 'i', 'd', 'child'], 'the rest of the line is the JSON');
+});

@@ -3,6 +3,8 @@ import { loadConfig } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { startServer } from '../server.js';
 import { parse, configOption } from './args.js';
+import { checkDataDir, checkPort, listenProblem } from './preflight.js';
+import { GaugewayError } from '../errors.js';
 
 export async function serve(args: string[]): Promise<number> {
   const { values } = parse(args, { ...configOption, listen: { type: 'string' }, 'data-dir': { type: 'string' } });
@@ -17,10 +19,20 @@ export async function serve(args: string[]): Promise<number> {
   let reloadRequested = false;
   const onHangup = () => { if (reload) reload(); else reloadRequested = true; };
   process.on('SIGHUP', onHangup);
-  const server = await startServer(config, log, { load }).catch((err: unknown) => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    // before anything is written: a start bound to fail leaves no half-made data dir
+    checkDataDir(config.data_dir);
+    await checkPort(config.http.host, config.http.port);
+    server = await startServer(config, log, { load });
+  } catch (err) {
     process.off('SIGHUP', onHangup);
-    throw err;
-  });
+    // through the logger (the journal, with its priority), with what to do about it
+    const problem = err instanceof GaugewayError ? err.message : listenProblem(err, config.http.host, config.http.port);
+    if (problem === null) throw err;
+    log.fatal({ code: err instanceof GaugewayError ? err.code : 'E_LISTEN' }, `gaugeway could not start: ${problem}`);
+    return 1;
+  }
   reload = () => { void server.reload(); };
   if (reloadRequested) reload();
 

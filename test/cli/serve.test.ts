@@ -44,7 +44,29 @@ t.test('a second serve on the same data dir refuses, naming the reason', async (
   const s = await startServe(t, ['--config', file]);
   const second = await runCli(['serve', '--config', file]);
   t.equal(second.code, 1);
-  t.match(second.stderr, /in use by another process \(is gaugeway already running\?\)/);
+  const fatal = second.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.level === 'fatal');
+  t.match(fatal?.msg, /in use by another process \(is gaugeway already running\?\)/, 'a fatal line in the log');
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
+});
+
+t.test('a busy port is found before anything is written, and the log says what to do', async (t) => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => blocker.close(() => r())));
+  const port = (blocker.address() as { port: number }).port;
+  const dir = tempDir(t, 'gw-serve-');
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, `data_dir: ./data\nhttp:\n  listen: 127.0.0.1:${port}\n`);
+  const r = await runCli(['serve', '--config', file], { JOURNAL_STREAM: '8:12345' });
+  t.equal(r.code, 1);
+  const line = r.stdout.split('\n').find((l) => l.startsWith('<2>'));
+  t.ok(line, 'under systemd the fatal line carries priority 2 (crit)');
+  const fatal = JSON.parse(line!.slice(3));
+  t.equal(fatal.level, 'fatal');
+  t.match(fatal.msg, `port ${port} on 127.0.0.1 is in use by another process`);
+  t.match(fatal.msg, /http\.listen or --listen/);
+  t.equal(r.stderr, '', 'nothing on stderr');
+  t.notOk(existsSync(join(dir, 'data')), 'no data dir was created');
 });

@@ -27,7 +27,7 @@ t.test('a database with a broken manifest pointer: serve names the command, repa
   writeFileSync(join(data, 'db', 'CURRENT'), 'MANIFEST-999999\n');
   const refused = await runCli(['serve', '--config', config]);
   t.equal(refused.code, 1, 'the service refuses to start over a database it cannot read');
-  t.match(refused.stderr, `run: gaugeway store repair --data-dir ${data}`);
+  t.match(refused.stdout, `run: gaugeway store repair --data-dir ${data}`);
 
   const repaired = await runCli(['store', 'repair', '--config', config]);
   t.equal(repaired.code, 0, repaired.stderr);
@@ -55,7 +55,7 @@ t.test('a database whose CURRENT file is gone is refused, never started empty, a
   const before = readdirSync(join(data, 'db')).sort();
   const refused = await runCli(['serve', '--config', config]);
   t.equal(refused.code, 1);
-  t.match(refused.stderr, /but no CURRENT file; opening it would start an empty database over them/);
+  t.match(refused.stdout, /but no CURRENT file; opening it would start an empty database over them/);
   t.same(readdirSync(join(data, 'db')).sort(), before, 'no file was created or deleted');
 
   t.equal((await runCli(['store', 'repair', '--config', config])).code, 0);

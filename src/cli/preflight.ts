@@ -1,0 +1,46 @@
+// Checks made before `serve` writes anything: a start that is bound to fail (a busy or
+// privileged port, a data directory it cannot create) must not leave a half-made data
+// directory behind, and must say what to do.
+import net from 'node:net';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { GaugewayError } from '../errors.js';
+
+/** What went wrong binding host:port, in words an operator can act on. */
+export function listenProblem(err: unknown, host: string, port: number): string | null {
+  const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is in use by another process: stop that process (ss -ltnp 'sport = :${port}' names it), or choose another port with http.listen or --listen`;
+    case 'EACCES':
+      return `port ${port} on ${host} needs privileges: use a port above 1023, or give the service CAP_NET_BIND_SERVICE`;
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this machine: fix http.listen or --listen`;
+    default:
+      return null;
+  }
+}
+
+/** Binds and releases host:port, so a busy port is found before the data dir is touched. */
+export async function checkPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((ok, fail) => {
+    probe.once('error', (err) => {
+      const problem = listenProblem(err, host, port);
+      fail(problem ? new GaugewayError('E_LISTEN', problem) : err);
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => ok()));
+  });
+}
+
+/** The data dir, or the nearest folder above it that exists, must be writable. */
+export function checkDataDir(dataDir: string): void {
+  let dir = resolve(dataDir);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new GaugewayError('E_DATA_DIR', `cannot create or write the data directory ${resolve(dataDir)}: ${dir} is not writable by this user; fix data_dir or the folder's owner`);
+  }
+}
