@@ -73,7 +73,7 @@ t.test('SIGHUP on a gaugeway serve child', async (t) => {
   s.child.kill('SIGHUP');
   const failure = await s.waitForLog(/reload failed/);
   t.match(String(failure.err), /body_byts.*did you mean "body_bytes"/, 'the log says why');
-  t.equal(failure.level, 50, 'at error level');
+  t.equal(failure.level, 'error', 'at error level');
   t.equal(await scrape(), 0);
   t.equal((await httpsRequest(s.port, ca, 'GET', '/v1/metrics', { auth: admin })).status, 200, 'still serving');
 
