@@ -18,6 +18,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function buildApp(rt: Runtime): Koa<RequestState> {
   const app = new Koa<RequestState>({ proxy: rt.config.http.trust_proxy });
   app.silent = true;
+  const routers = apiRouters(rt);
+  // A request refused before routing (401, 429) is labelled with the route it was aimed
+  // at, so /metrics shows which endpoint the failed logins went for.
+  const aimedRoute = (ctx: { path: string; method: string }): string | undefined => {
+    for (const r of routers) {
+      const route = r.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.opts.end !== false)?.path;
+      if (route !== undefined) return String(route);
+    }
+    return undefined;
+  };
 
   app.use(async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
@@ -28,7 +38,7 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = matchedRoute(ctx) ?? 'unmatched';
+      const route = matchedRoute(ctx) ?? aimedRoute(ctx) ?? 'unmatched';
       rt.metrics.requestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
       rt.log.debug({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000), account: ctx.state.principal?.account.email }, 'request');
     }
@@ -44,7 +54,7 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
     rateLimit(() => rt.limiter),
     rolePolicy(),
     ...bodyParser({ bytes: rt.config.limits.body_bytes, depth: rt.config.limits.max_body_depth }),
-    ...apiRouters(rt).flatMap((r) => [r.routes(), r.allowedMethods()]),
+    ...routers.flatMap((r) => [r.routes(), r.allowedMethods()]),
   ]);
   // Every /v1 path, matched or not, is authenticated first: an unknown path says 404
   // only to a client that may ask.

@@ -42,6 +42,10 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
+    if (err instanceof GaugewayError && err.code === 'E_HELP') {
+      console.log(err.message);
+      return 0;
+    }
     if (err instanceof GaugewayError) {
       console.error(`gaugeway: ${err.message}`);
       return err.code === 'E_USAGE' ? 2 : 1;

@@ -17,7 +17,7 @@ const USAGE_TOKENS = `usage:
 type Out = (line: string) => void;
 
 export async function accountsCommand(args: string[], out: Out = console.log): Promise<number> {
-  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' }, role: { type: 'string' }, 'token-name': { type: 'string' } });
+  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' }, role: { type: 'string' }, 'token-name': { type: 'string' } }, USAGE_ACCOUNTS);
   const [verb, email] = positionals;
   const needs = (n: number) => { if (positionals.length !== n) throw new GaugewayError('E_USAGE', USAGE_ACCOUNTS); };
   return withClient(values, async (admin) => {
@@ -49,7 +49,7 @@ export async function accountsCommand(args: string[], out: Out = console.log): P
 }
 
 export async function tokensCommand(args: string[], out: Out = console.log): Promise<number> {
-  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' }, role: { type: 'string' } });
+  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' }, role: { type: 'string' } }, USAGE_TOKENS);
   const [verb, email, name] = positionals;
   const needs = (n: number) => { if (positionals.length !== n) throw new GaugewayError('E_USAGE', USAGE_TOKENS); };
   const base = () => `/accounts/${encodeURIComponent(email!)}/tokens`;

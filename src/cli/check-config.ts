@@ -6,14 +6,26 @@ import { ConfigError, formatProblem, loadConfig, type ConfigProblem } from '../c
 import type { Config } from '../config/types.js';
 import { parse, configOption } from './args.js';
 
+const USAGE = `usage:
+  gaugeway check-config [--config FILE] [--print]
+    checks the config file (the one serve would use, or FILE) and its TLS files; prints
+    each problem as file:line: key: message and exits 1 if there is any. --print writes
+    the complete configuration, defaults filled in, as JSON on standard output (the OK
+    line goes to standard error then, so \`| jq\` works).`;
+
 export function checkConfig(args: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): number {
-  const { values } = parse(args, { ...configOption, print: { type: 'boolean' } });
+  const { values } = parse(args, { ...configOption, print: { type: 'boolean' } }, USAGE);
   try {
     const config = loadConfig({ file: values.config as string | undefined });
     const tlsProblem = checkTlsFiles(config);
     if (tlsProblem) { err(formatProblem(tlsProblem)); return 1; }
-    out(`${config.source}: OK`);
-    if (values.print) out(JSON.stringify(config, null, 2));
+    // with --print, standard output is only the JSON, for `| jq`
+    if (values.print) {
+      err(`${config.source ?? 'embedded default'}: OK`);
+      out(JSON.stringify(config, null, 2));
+    } else {
+      out(`${config.source}: OK`);
+    }
     return 0;
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;

@@ -6,8 +6,13 @@ import { parse, configOption } from './args.js';
 import { checkDataDir, checkPort, listenProblem } from './preflight.js';
 import { GaugewayError } from '../errors.js';
 
+const USAGE = `usage:
+  gaugeway serve [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
+    runs the service in the foreground until SIGTERM or SIGINT; SIGHUP re-reads the
+    config. --listen and --data-dir override http.listen and data_dir.`;
+
 export async function serve(args: string[]): Promise<number> {
-  const { values } = parse(args, { ...configOption, listen: { type: 'string' }, 'data-dir': { type: 'string' } });
+  const { values } = parse(args, { ...configOption, listen: { type: 'string' }, 'data-dir': { type: 'string' } }, USAGE);
   const load = () => loadConfig({ file: values.config as string | undefined, flags: { listen: values.listen as string | undefined, dataDir: values['data-dir'] as string | undefined } });
   const config = load();
   const log = createLogger(config.log.level);

@@ -17,7 +17,7 @@ const USAGE = `usage:
 type Out = (line: string) => void;
 
 export async function storeCommand(args: string[], out: Out = console.log): Promise<number> {
-  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' } });
+  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' } }, USAGE);
   const verb = positionals[0];
   if (positionals.length !== 1 || (verb !== 'repair' && verb !== 'compact')) throw new GaugewayError('E_USAGE', USAGE);
   const config = loadConfig({ file: values.config as string | undefined, flags: { dataDir: values['data-dir'] as string | undefined } });

@@ -46,6 +46,8 @@ export function describeAjvError(e: ErrorObject, root: unknown, lc: LineCounter,
   } else if (e.keyword === 'type') {
     const type = (e.params as { type: string | string[] }).type;
     message = `must be ${(Array.isArray(type) ? type : String(type).split(',')).join(' or ')}`;
+  } else if (e.keyword === 'pattern' && isSizeKey(segments)) {
+    message = 'must be a number of bytes or a size such as 512KiB, 5MB, 1GiB';
   } else if (e.keyword === 'anyOf' && segments.length) {
     message = 'must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y';
   }
@@ -56,6 +58,11 @@ export function describeAjvError(e: ErrorObject, root: unknown, lc: LineCounter,
 
 export function formatPath(segments: string[]): string {
   return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+function isSizeKey(segments: string[]): boolean {
+  const leaf = schemaAt(segments.slice(0, -1))[segments[segments.length - 1] ?? ''];
+  return typeof leaf === 'object' && leaf !== null && 'unit' in leaf && leaf.unit === 'bytes';
 }
 
 function schemaAt(segments: string[]): Record<string, unknown> {

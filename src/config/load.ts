@@ -70,6 +70,8 @@ type ValidConfig = Omit<Config, 'source' | 'http' | 'storage'> & {
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 // `reload` marks each key as applied by SIGHUP or waiting for a restart (config/reload-marks.ts)
 ajv.addKeyword({ keyword: 'reload', schemaType: 'string' });
+// `unit: 'bytes'` marks size keys, whose strings (5MB) are turned into integers before validation
+ajv.addKeyword({ keyword: 'unit', schemaType: 'string' });
 const validate = ajv.compile<ValidConfig>(configSchema);
 
 export function loadConfig(opts: LoadOptions = {}): Config {
@@ -117,6 +119,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
     origins.push({ path: ['data_dir'], label: '--data-dir' });
   }
 
+  convertSizes(data);
   const valid = validate(data);
   if (!valid) {
     for (const e of relevantErrors(validate.errors ?? [])) {
@@ -127,12 +130,50 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
     problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
   }
   // (an invalid config always has a problem to show: its schema errors, or the unset variables they came from)
-  if (!valid || problems.length) throw new ConfigError(problems);
+  if (!valid || problems.length) throw new ConfigError(inLineOrder(problems, file));
   // After validation, so defaults such as ./data resolve too; values from the
   // environment and flags are absolute already.
   resolvePathKeys(data, dirname(file));
   return finish(data, file);
 }
+
+/** The file's problems by line, then those from the environment and flags, as they came. */
+function inLineOrder(problems: ConfigProblem[], file: string): ConfigProblem[] {
+  const inFile = problems.filter((p) => p.file === file).sort((a, b) => a.line - b.line);
+  return [...inFile, ...problems.filter((p) => p.file !== file)];
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3, TIB: 1024 ** 4,
+};
+
+/** `5MB` -> 5000000, `512KiB` -> 524288; null for anything else (left for the schema to refuse). Same grammar as the schema's pattern. */
+export function sizeBytes(v: string): number | null {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|b)\s*$/i.exec(v);
+  if (!m) return null;
+  // an absurd size stays a (non-finite) number, which the schema refuses as not an integer
+  return Math.round(Number(m[1]) * SIZE_UNITS[m[2]!.toUpperCase()]!);
+}
+
+/** Size keys given as strings with a unit become integers, so the schema checks their bounds. */
+function convertSizes(data: Record<string, unknown>): void {
+  for (const path of sizeKeyPaths) {
+    let parent: unknown = data;
+    for (const key of path.slice(0, -1)) parent = isRecord(parent) ? parent[key] : undefined;
+    const last = path[path.length - 1]!;
+    if (!isRecord(parent) || typeof parent[last] !== 'string') continue;
+    const bytes = sizeBytes(parent[last]);
+    if (bytes !== null) parent[last] = bytes;
+  }
+}
+
+/** Paths of the keys the schema marks `unit: 'bytes'`. */
+function sizeKeys(schema: unknown, path: string[] = []): string[][] {
+  if (!isRecord(schema)) return [];
+  if (schema.unit === 'bytes') return [path];
+  return isRecord(schema.properties) ? Object.entries(schema.properties).flatMap(([k, sub]) => sizeKeys(sub, [...path, k])) : [];
+}
+const sizeKeyPaths = sizeKeys(configSchema);
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 };
 

@@ -14,6 +14,9 @@ const duration = {
   ],
 } as const;
 
+/** bytes: an integer, or a string with a unit that the loader turns into one first */
+const size = { type: ['integer', 'string'], pattern: '^\\s*[0-9]+(\\.[0-9]+)?\\s*([kKmMgGtT][iI]?[bB]|[bB])\\s*$', unit: 'bytes', description: 'bytes, or a size with a unit: 512KiB, 5MB, 1GiB (KB, MB, GB are 1000-based; KiB, MiB, GiB 1024-based)' } as const;
+
 const rateBucket = {
   type: 'object',
   additionalProperties: false,
@@ -75,7 +78,7 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        body_bytes: { type: 'integer', minimum: 1024, default: 5242880, reload: 'restart' },
+        body_bytes: { ...size, minimum: 1024, default: 5242880, reload: 'restart' },
         max_body_depth: { type: 'integer', minimum: 2, maximum: 64, default: 12, reload: 'restart' },
         tags_per_measurement: { type: 'integer', minimum: 1, maximum: 50, default: 50, reload: 'live' },
         batch_job_threshold: {
@@ -99,7 +102,7 @@ export const configSchema = {
       default: {},
       properties: {
         sync: { type: 'boolean', default: true, description: 'fsync every acknowledged write (group-committed)', reload: 'restart' },
-        min_free_disk_bytes: { type: 'integer', minimum: 0, default: 1073741824, reload: 'live' },
+        min_free_disk_bytes: { ...size, minimum: 0, default: 1073741824, reload: 'live' },
         retention: {
           type: 'object',
           additionalProperties: false,
@@ -119,7 +122,7 @@ export const configSchema = {
           description: 'when the engine writes sealed chunks and head snapshots and trims its write-ahead log',
           properties: {
             interval_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60, reload: 'restart' },
-            wal_bytes: { type: 'integer', minimum: 65536, default: 67108864, reload: 'restart' },
+            wal_bytes: { ...size, minimum: 65536, default: 67108864, reload: 'restart' },
             seal_idle_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300, reload: 'restart' },
           },
         },

@@ -116,11 +116,11 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   t.same(problems(text), [
     '/etc/gaugeway/config.yaml:2: http.listn: unknown key "listn" (did you mean "listen"?)',
     '/etc/gaugeway/config.yaml:3: http.trust_proxy: must be boolean',
-    '/etc/gaugeway/config.yaml:12: tls.cert_file: must be string or null',
-    "/etc/gaugeway/config.yaml:10: accounts[0]: must have required property 'token_sha256'",
     '/etc/gaugeway/config.yaml:6: storage.retention.raw: must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y',
     '/etc/gaugeway/config.yaml:8: log.level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
-  ]);
+    "/etc/gaugeway/config.yaml:10: accounts[0]: must have required property 'token_sha256'",
+    '/etc/gaugeway/config.yaml:12: tls.cert_file: must be string or null',
+  ], 'in line order');
   t.same(problems('datadir: /x\n'), ['/etc/gaugeway/config.yaml:1: datadir: unknown key "datadir" (did you mean "data_dir"?)']);
   t.same(problems('http:\n  listen: a:1\nhttp:\n  trust_proxy: true\n').length, 1, 'a repeated key is an error');
   t.match(problems('http:\n  listen: a:1\nhttp:\n  trust_proxy: true\n')[0], /^\/etc\/gaugeway\/config\.yaml:3: /);
@@ -168,4 +168,20 @@ t.test('config/schema.json (for editors) is the schema the loader uses', async (
   const committed = JSON.parse(readFileSync('config/schema.json', 'utf8')) as Record<string, unknown>;
   const { $schema: _draft, title: _title, ...rest } = committed;
   t.same(rest, JSON.parse(JSON.stringify(configSchema)), 'out of date: npm run build && node scripts/write-config-schema.js');
+});
+
+t.test('sizes take units, 1000-based KB/MB/GB and 1024-based KiB/MiB/GiB', async (t) => {
+  const c = parseConfig('limits:\n  body_bytes: 5MB\nstorage:\n  min_free_disk_bytes: 1.5GiB\n  checkpoint:\n    wal_bytes: 512KiB\n', FILE, {});
+  t.equal(c.limits.body_bytes, 5_000_000);
+  t.equal(c.storage.min_free_disk_bytes, 1.5 * 1024 ** 3);
+  t.equal(c.storage.checkpoint.wal_bytes, 512 * 1024);
+  t.equal(parseConfig('', FILE, { GAUGEWAY_LIMITS__BODY_BYTES: '64 kb' }).limits.body_bytes, 64_000, 'from the environment too');
+  t.equal(parseConfig('limits:\n  body_bytes: 4096\n', FILE, {}).limits.body_bytes, 4096, 'plain integers as before');
+  t.same(problems('limits:\n  body_bytes: lots\n'), [`${FILE}:2: limits.body_bytes: must be a number of bytes or a size such as 512KiB, 5MB, 1GiB`]);
+  t.same(problems('limits:\n  body_bytes: 1KB\n'), [`${FILE}:2: limits.body_bytes: must be >= 1024`], 'the bounds apply to the converted value');
+});
+
+t.test('problems are reported in line order', async (t) => {
+  // the schema lists http before storage; the file has them the other way round
+  t.same(problems('storage:\n  sync: maybe\nlog:\n  level: loud\nhttp:\n  listen: nowhere\n').map((p) => Number(p.split(':')[1])), [2, 4, 6]);
 });

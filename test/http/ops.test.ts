@@ -12,10 +12,14 @@ t.test('health, readiness and self-metrics answer without auth, on HTTPS and pla
   }
   await s.get('/v1/metrics');
   await s.get('/v1/nope', { auth: null });
+  await s.get('/v1/metrics/some.metric', { auth: { user: 'nobody@example.com', password: 'wrong' } });
   const metrics = await s.get('/metrics', { auth: null, plain: true });
+  t.match(metrics.text, /gaugeway_http_request_duration_seconds_count\{method="GET",route="\/v1\/metrics\/:name",status="401"\} 1/,
+    'a failed login is labelled with the route it was aimed at');
+  t.match(metrics.text, /gaugeway_http_request_duration_seconds_count\{method="GET",route="unmatched",status="401"\} 1/, 'an unknown path stays unmatched');
   t.equal(metrics.status, 200);
   t.match(metrics.text, /gaugeway_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/metrics"[^}]*status="200"/);
-  t.match(metrics.text, /gaugeway_http_rejected_requests_total\{reason="unauthenticated"\} 1/);
+  t.match(metrics.text, /gaugeway_http_rejected_requests_total\{reason="unauthenticated"\} 2/);
   t.match(metrics.text, /gaugeway_process_cpu_seconds_total/);
   t.match(metrics.text, /^gaugeway_series 0$/m);
 });
