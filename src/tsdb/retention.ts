@@ -98,7 +98,12 @@ export class RetentionJob {
       const g = group;
       group = null;
       const k = g.first;
-      if (k.window + TIER_WINDOW[k.tier] <= now - retentionOf(storage, k.tier)) {
+      const expired = (tier: Tier) => k.window + TIER_WINDOW[tier] <= now - retentionOf(storage, tier);
+      // Raw parts may be stored as their 60 s twin (seal.ts), decided by the retention of
+      // whichever start wrote them: a 60 s part stays while raw parts of its window are
+      // kept, whatever the retention settings were then or are now.
+      const rawNeedsIt = k.tier === 60 && !expired(0) && this.engine.hasRawParts(k.series, k.window);
+      if (expired(k.tier) && !rawNeedsIt) {
         for (const key of g.keys) ops.push(delOp(pts, key));
         deleted.push(...g.keys);
         result.expired += g.keys.length;

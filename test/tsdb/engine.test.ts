@@ -135,3 +135,47 @@ t.test('the retention pass deletes chunks past their tier\'s retention, and only
   await a.engine.close();
   await a.crash();
 });
+
+t.test('retention changed across restarts: raw parts stored as their 60 s twin outlive the 60 s retention with raw', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const day = 86400;
+  const base = Math.floor(Date.now() / 1000 / day) * day - 10 * day; // ten days ago
+  const settings = (raw: number, minute: number) => () => ({
+    sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
+    retention: { raw: raw * day, '60': minute * day, '900': 365 * day, '3600': 365 * day },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+  });
+  const { RetentionJob } = await import('../../src/tsdb/retention.js');
+  // first start: raw 2 days <= 60 s 8 days, so whole-minute raw windows are stored as their 60 s twin
+  const a = await open(dir, { sealIdleMs: 0, shareRaw60: true });
+  for (let i = 0; i < 360; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i)]);
+  await a.engine.checkpoint();
+  const values = await a.engine.chunks.getMany(await a.engine.chunks.keys().all());
+  t.ok(values.some((v) => v?.length === 0), 'raw parts stored as their 60 s twin');
+  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  await a.engine.close();
+  await a.crash();
+
+  // restart with raw 30 days, 60 s 8 days: the points are inside raw retention
+  const b = await open(dir, { sealIdleMs: 0, shareRaw60: false });
+  const job = new RetentionJob(b.store, new CommitQueue(b.store.db, false), b.engine, settings(30, 8), log);
+  await job.run();
+  const raw = (await b.engine.read(1, [id], 0, base, base + day))[0]!;
+  t.equal(raw.t.length, 360, 'every raw point ten days old is still there');
+  t.equal(raw.sum[359], 359);
+  await job.run();
+  t.equal((await b.engine.read(1, [id], 0, base, base + day))[0]!.t.length, 360, 'and after a second pass');
+  await b.engine.close();
+  await b.crash();
+
+  // restart with raw 2 days again: raw and the 60 s parts it kept both go, 900 s stays
+  const c = await open(dir, { sealIdleMs: 0, shareRaw60: true });
+  const job2 = new RetentionJob(c.store, new CommitQueue(c.store.db, false), c.engine, settings(2, 8), log);
+  await job2.run();
+  t.equal((await c.engine.read(1, [id], 0, base, base + day))[0]!.t.length, 0, 'raw expired');
+  t.equal((await c.engine.read(1, [id], 60, base, base + day))[0]!.t.length, 0, '60 s expired');
+  t.equal((await c.engine.read(1, [id], 900, base, base + day))[0]!.t.length, 24, '900 s kept');
+  await c.engine.close();
+  await c.crash();
+});
