@@ -16,6 +16,8 @@ import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
+import { StoreRecovery } from './store/recovery.js';
+import { GaugewayError } from './errors.js';
 
 export interface Runtime {
   config: Config;
@@ -41,16 +43,22 @@ export interface Runtime {
 }
 
 export async function createRuntime(config: Config, log: Logger, metrics = new SelfMetrics()): Promise<Runtime> {
+  const disk = new DiskGuard(config.data_dir, config.storage.min_free_disk_bytes, (refusing, free) => {
+    if (refusing) log.error({ free, floor: disk.floor }, 'free disk space is below the floor (storage.min_free_disk_bytes): refusing writes');
+    else if (!commit.failed) log.info({ free, floor: disk.floor }, 'free disk space is above the floor again: accepting writes');
+  });
+  // before anything is written: a start that could not write would leave a half-made data dir
+  await disk.start();
+  if (disk.refusing) {
+    disk.stop();
+    throw new GaugewayError('E_DISK_FULL', diskFullAtStart(config.data_dir, disk));
+  }
   const store = await Store.open(join(config.data_dir, 'db'), { sync: config.storage.sync });
+  let recovery: StoreRecovery | null = null;
   const commit = new CommitQueue(store.db, store.sync, (err) => {
     metrics.storeWriteErrors.inc();
-    log.error({ err }, 'LevelDB write failed; refusing writes until restart');
+    recovery?.failed(err);
   });
-  const disk = new DiskGuard(config.data_dir, config.storage.min_free_disk_bytes, (refusing, free) => {
-    if (refusing) log.error({ free }, 'free disk space is below storage.min_free_disk_bytes: refusing writes');
-    else log.info({ free }, 'free disk space recovered: accepting writes again');
-  });
-  await disk.start();
   commit.admit = () => (disk.refusing
     ? new ApiError(507, { system: ['Not enough free disk space: writes are refused until space is freed; reads still work'] })
     : null);
@@ -64,6 +72,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     shareRaw60: config.storage.retention.raw <= config.storage.retention['60'],
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
+  recovery = new StoreRecovery(store, commit, disk, () => engine.reload(), log.child({ component: 'store' }));
+  const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
@@ -85,6 +95,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   retention.schedule();
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => engine.close());
+  rt.closers.push(async () => { storeRecovery.stop(); await storeRecovery.idle(); });
   rt.closers.push(() => retention.stop());
   await jobs.recover();
   return rt;
@@ -99,4 +110,15 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
   await rt.jobs.stop();
   await rt.commit.idle();
   await rt.store.close();
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+}
+
+function diskFullAtStart(dataDir: string, disk: DiskGuard): string {
+  const floor = disk.automatic
+    ? `${mb(disk.floor)} (storage.min_free_disk_bytes is not set: 5 % of the filesystem's ${mb(disk.size ?? 0)}, at most 1 GiB)`
+    : `${mb(disk.floor)} (storage.min_free_disk_bytes)`;
+  return `only ${mb(disk.free ?? 0)} free on the filesystem of ${dataDir}, below the free-space floor of ${floor}: free some space, or set storage.min_free_disk_bytes lower (0 turns the check off)`;
 }

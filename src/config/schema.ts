@@ -102,7 +102,10 @@ export const configSchema = {
       default: {},
       properties: {
         sync: { type: 'boolean', default: true, description: 'fsync every acknowledged write (group-committed)', reload: 'restart' },
-        min_free_disk_bytes: { ...size, minimum: 0, default: 1073741824, reload: 'live' },
+        min_free_disk_bytes: {
+          ...size, type: ['integer', 'string', 'null'], minimum: 0, default: null, reload: 'live',
+          description: 'writes are refused (507) below this much free space; null: 5 % of the filesystem, at most 1 GiB',
+        },
         retention: {
           type: 'object',
           additionalProperties: false,

@@ -42,7 +42,8 @@ export interface Config {
   };
   storage: {
     sync: boolean;
-    min_free_disk_bytes: number;
+    /** null: 5 % of the filesystem, at most 1 GiB */
+    min_free_disk_bytes: number | null;
     /** retention per tier in seconds; keys 'raw', '60', '900', '3600' */
     retention: { raw: number; '60': number; '900': number; '3600': number };
     retention_schedule: string;

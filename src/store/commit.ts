@@ -34,10 +34,21 @@ interface Pending {
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
+export const DISK_FULL = 'Not enough free disk space: writes are refused until space is freed; reads still work';
+
+/** LevelDB reports a full disk as an IO error naming ENOSPC. */
+export function isDiskFull(err: unknown): boolean {
+  const text = (e: unknown): string => (e instanceof Error ? `${e.message} ${text(e.cause)}` : '');
+  return /No space left on device|ENOSPC/i.test(text(err));
+}
+
 export class CommitQueue {
   private open: Pending | null = null;
   private writing = false;
-  /** set after a failed write: nothing more is acknowledged until reset */
+  /**
+   * set after a failed write: LevelDB refuses every later write until it is reopened, and
+   * state built in memory for the failed batch must be rebuilt (store/recovery.ts)
+   */
   failed: Error | null = null;
 
   /** consulted before every write: a reason to refuse it (full disk), or null */
@@ -45,11 +56,23 @@ export class CommitQueue {
 
   constructor(private readonly db: Db, private readonly sync: boolean, private readonly onError: (e: Error) => void = () => {}) {}
 
-  write(ops: WriteOp[]): Promise<void> {
+  /** Why a write would be refused now (a failed store, a full disk), or null. */
+  refusal(): ApiError | null {
     if (this.failed) {
-      return Promise.reject(new ApiError(503, { system: ['Storage failed a write and refuses further writes until the service is restarted; reads still work'] }));
+      return isDiskFull(this.failed)
+        ? new ApiError(507, { system: [DISK_FULL] })
+        : new ApiError(503, { system: ['Storage failed a write and is being reopened: retry shortly; reads still work'] });
     }
-    const refusal = this.admit();
+    return this.admit();
+  }
+
+  /** The store was reopened and what depends on it rebuilt: writes are accepted again. */
+  recovered(): void {
+    this.failed = null;
+  }
+
+  write(ops: WriteOp[]): Promise<void> {
+    const refusal = this.refusal();
     if (refusal) return Promise.reject(refusal);
     if (ops.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -71,7 +94,9 @@ export class CommitQueue {
       } catch (err) {
         this.failed = err as Error;
         this.onError(err as Error);
-        const refused = new ApiError(503, { system: ['Storage failed a write; nothing in this request was stored'] });
+        const refused = isDiskFull(err)
+          ? new ApiError(507, { system: [DISK_FULL] })
+          : new ApiError(503, { system: ['Storage failed a write; nothing in this request was stored'] });
         for (const w of batch.waiters) w.reject(refused);
         const rest = this.open as Pending | null;
         this.open = null;

@@ -34,6 +34,8 @@ export class Store {
   readonly db: Db;
   readonly sync: boolean;
   readonly location: string;
+  /** every keyspace handed out, reopened with the database */
+  private readonly sublevels: { open(): Promise<void> }[] = [];
 
   private constructor(db: Db, location: string, sync: boolean) {
     this.db = db;
@@ -62,12 +64,28 @@ export class Store {
 
   /** A JSON-valued keyspace of its own. */
   json<T>(name: string): Sublevel<T> {
-    return this.db.sublevel<string, T>(name, { valueEncoding: 'json' });
+    return this.track(this.db.sublevel<string, T>(name, { valueEncoding: 'json' }));
   }
 
   /** A binary-valued keyspace of its own (keys are strings, values Buffers). */
   binary(name: string): Sublevel<Buffer> {
-    return this.db.sublevel<string, Buffer>(name, { valueEncoding: 'buffer' });
+    return this.track(this.db.sublevel<string, Buffer>(name, { valueEncoding: 'buffer' }));
+  }
+
+  private track<S extends { open(): Promise<void> }>(sublevel: S): S {
+    this.sublevels.push(sublevel);
+    return sublevel;
+  }
+
+  /**
+   * Closes and opens the database again, with every keyspace: after a failed write
+   * (a full disk) LevelDB refuses all writes until it is reopened. Reopening recovers
+   * LevelDB's log, so everything written before the failure is there.
+   */
+  async reopen(): Promise<void> {
+    await this.db.close();
+    await this.db.open();
+    for (const sub of this.sublevels) await sub.open();
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,11 @@ export class Checkpointer {
 
   constructor(private readonly st: EngineState) {}
 
+  /** Resolves once no checkpoint is running (failed or not). */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
   /** One checkpoint at a time; a call during one waits for it, then runs its own. */
   checkpoint(): Promise<void> {
     if (this.running) return this.running.then(() => this.checkpoint());

@@ -40,12 +40,12 @@ export interface SeriesStore {
 }
 
 export class Engine implements SeriesStore {
-  private readonly appender: Appender;
-  private readonly checkpointer: Checkpointer;
+  private appender: Appender;
+  private checkpointer: Checkpointer;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(private readonly st: EngineState) {
+  private constructor(private st: EngineState) {
     this.appender = new Appender(st);
     this.checkpointer = new Checkpointer(st);
   }
@@ -59,10 +59,27 @@ export class Engine implements SeriesStore {
     return e;
   }
 
+  /**
+   * After a failed write, rebuilds the in-memory state (index, head, catalog) from the
+   * reopened store: a failed batch may have left new series or points only in memory,
+   * and everything acknowledged is in the snapshots and WAL that recovery reads.
+   */
+  async reload(): Promise<void> {
+    await this.checkpointer.idle();
+    const st = new EngineState(this.st.keyspaces, this.st.commit, this.st.log, this.st.opts);
+    await recover(st);
+    this.st = st;
+    this.appender = new Appender(st);
+    this.checkpointer = new Checkpointer(st);
+  }
+
   /** Durable once resolved: series records, WAL record and head update in one group commit. */
   append(account: number, samples: readonly Sample[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('storage engine is closed'));
     if (samples.length === 0) return Promise.resolve();
+    // refused before the head or the index is touched: nothing lives only in memory
+    const refusal = this.st.commit.refusal();
+    if (refusal) return Promise.reject(refusal);
     const written = this.appender.append(account, samples);
     // sealed chunks wait in memory for a checkpoint: bound that memory too
     if (this.st.checkpointDue()) {
