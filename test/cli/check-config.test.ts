@@ -22,7 +22,7 @@ t.test('a typo and a wrong type: both printed as file:line: path: message, exit 
   t.equal(r.stdout, '');
   t.same(r.stderr.trim().split('\n'), [
     `${file}:3: http.trust_prxy: unknown key "trust_prxy" (did you mean "trust_proxy"?)`,
-    `${file}:5: limits.body_bytes: must be integer`,
+    `${file}:5: limits.body_bytes: must be a number of bytes or a size such as 512KiB, 5MB, 1GiB`,
   ]);
 });
 
