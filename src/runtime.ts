@@ -17,6 +17,7 @@ import { Annotations } from './domain/annotations.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
+import { compositeCheck } from './query/composite-definition.js';
 import { GaugewayError } from './errors.js';
 
 export interface Runtime {
@@ -72,13 +73,14 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     shareRaw60: config.storage.retention.raw <= config.storage.retention['60'],
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
+  catalog.checkComposite = compositeCheck(catalog);
   recovery = new StoreRecovery(store, commit, disk, () => engine.reload(), log.child({ component: 'store' }));
   const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
-    spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type),
+    spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,

@@ -33,6 +33,12 @@ export interface MetricInput {
   composite?: string | null;
 }
 
+/**
+ * Checks a composite definition before it is saved: the problem in the parser's words,
+ * or null. The composite language lives in the query layer, which hands this in.
+ */
+export type CompositeCheck = (accountId: number, definition: string) => Promise<string | null>;
+
 /** Called with the metrics being deleted; returns the operations that remove their data. */
 export type PurgeHook = (accountId: number, names: string[]) => Promise<WriteOp[]>;
 
@@ -43,6 +49,8 @@ export class MetricCatalog {
   private readonly cache = new Map<number, Map<string, MetricRecord>>();
   private readonly loading = new Map<number, Promise<Map<string, MetricRecord>>>();
   readonly purgeHooks: PurgeHook[] = [];
+  /** set by the runtime; without it definitions are saved unchecked (unit tests of the catalogue) */
+  checkComposite: CompositeCheck | null = null;
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -151,6 +159,11 @@ export class MetricCatalog {
   }
 
   private async save(accountId: number, list: MetricRecord[]): Promise<void> {
+    for (const m of list) {
+      if (m.type !== 'composite' || m.composite === null || !this.checkComposite) continue;
+      const problem = await this.checkComposite(accountId, m.composite);
+      if (problem) throw new ApiError(400, { params: { composite: [problem] } });
+    }
     await this.commit.write(list.map((m) => this.records.put(accountId, m.name, m)));
     const metrics = await this.byName(accountId);
     for (const m of list) metrics.set(m.name, m);

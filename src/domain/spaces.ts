@@ -11,6 +11,7 @@ import { AccountLock } from './account-lock.js';
 import { transformProblem } from './transform.js';
 import { displayTextProblem } from './text.js';
 import { canonicalMetricName } from './names.js';
+import type { CompositeCheck } from './metrics.js';
 import {
   CHART_FIELDS,
   type ChartInput, type ChartType, type Scalar, type SpaceInput, type StreamInput, type Threshold,
@@ -65,7 +66,13 @@ export class Spaces {
   private readonly streamIds: Sequence;
   private readonly lock = new AccountLock();
 
-  constructor(store: Store, private readonly commit: CommitQueue, private readonly metricType: MetricTypeOf) {
+  constructor(
+    store: Store,
+    private readonly commit: CommitQueue,
+    private readonly metricType: MetricTypeOf,
+    /** parses a composite stream on save (the query layer's parser, handed in) */
+    private readonly checkComposite: CompositeCheck | null = null,
+  ) {
     this.spaces = new Collection<SpaceRecord>(store, 'spaces');
     this.charts = new Collection<ChartRecord>(store, 'charts');
     this.spaceIds = new Sequence(store, 'spaces');
@@ -234,6 +241,8 @@ export class Spaces {
       for (const field of ['metric', 'tags', 'group_function'] as const) {
         if (s[field] !== undefined) add(errors, `${at}.${field}`, 'cannot be combined with composite');
       }
+      const problem = typeof s.composite === 'string' && this.checkComposite ? await this.checkComposite(accountId, s.composite) : null;
+      if (problem) add(errors, `${at}.composite`, problem);
     } else if (s.metric === undefined) {
       add(errors, `${at}.metric`, 'is required unless the stream is a composite');
     } else if (s.downsample_function !== undefined && (await this.metricType(accountId, s.metric)) !== 'composite') {

@@ -34,7 +34,6 @@ export function parseSeriesQuery(rawName: string, querystring: string, now: numb
     if (all.length > 1 && key !== 'tags') throw paramError(key, 'must be given once');
     one[key] = all[0];
   }
-  if (one.compose !== undefined) throw paramError('compose', 'composite queries are not supported yet');
   const window = parseWindow(one, now, retention);
 
   const tagsMap = tagsFromQuery(params);

@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import { accountId, type RequestState } from '../state.js';
 import { body, userAgent } from '../request.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { parseTaggedFast } from '../../ingest/tagged-fast.js';
 import { parseJsonBody } from '../raw-json.js';
@@ -11,6 +11,8 @@ import { ingest } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
+import { composeParams, composeWindow, dynamicTagsOf, runCompose, singleParams } from '../../query/compose.js';
+import { compositeView, persistedCompositeView } from '../views/composite.js';
 import type { MetricCatalog } from '../../domain/metrics.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
 import type { SelfMetrics } from '../../selfmetrics.js';
@@ -48,10 +50,40 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     ctx.body = { measurements: { summary: { total, accepted, failed: 0, filtered: 0 } } };
   });
 
-  r.get('/:name', async (ctx) => {
+  // composite queries (docs/composite.md): a bare array of series
+  const composite = async (ctx: { querystring: string }, account: number) => {
     const now = Math.floor(Date.now() / 1000);
-    const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, deps.config.storage.retention);
-    ctx.body = await runSeriesQuery(deps, accountId(ctx), q, `${ctx.path}`);
+    const retention = deps.config.storage.retention;
+    const p = composeParams(ctx.querystring);
+    const window = composeWindow(p, now, retention);
+    return compositeView(await runCompose(deps, account, p.compose, window, now, retention));
+  };
+
+  r.get('/', async (ctx) => {
+    if (!new URLSearchParams(ctx.querystring).has('compose')) {
+      throw paramError('compose', 'is required: GET /v1/measurements answers composite queries; GET /v1/measurements/:name queries one metric');
+    }
+    ctx.body = await composite(ctx, accountId(ctx));
+  });
+
+  r.get('/:name', async (ctx) => {
+    const account = accountId(ctx);
+    if (new URLSearchParams(ctx.querystring).has('compose')) {
+      ctx.body = await composite(ctx, account);
+      return;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const retention = deps.config.storage.retention;
+    const metric = await deps.catalog.get(account, ctx.params.name!);
+    if (metric?.type === 'composite' && metric.composite !== null) {
+      // a persisted composite: its definition is evaluated, answered like a metric's series
+      const window = composeWindow(singleParams(ctx.querystring, ['start_time', 'end_time', 'resolution']), now, retention);
+      const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring));
+      ctx.body = persistedCompositeView(metric.name, window.resolution, set);
+      return;
+    }
+    const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, retention);
+    ctx.body = await runSeriesQuery(deps, account, q, `${ctx.path}`);
   });
 
   return r;

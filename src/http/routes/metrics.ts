@@ -4,7 +4,9 @@ import { accountId, type RequestState } from '../state.js';
 import { body, isForm, queryOne, userAgent } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
-import { notFound } from '../../errors.js';
+import { ApiError, notFound } from '../../errors.js';
+import { composeParams, composeWindow, runCompose } from '../../query/compose.js';
+import { legacyCompositeView } from '../views/composite.js';
 import type { MetricCatalog, MetricInput } from '../../domain/metrics.js';
 import { attributesSchema, type MetricAttributes } from '../../domain/metric-attributes.js';
 import { metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema } from '../schemas/metrics.js';
@@ -36,6 +38,15 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/metrics' });
 
   r.get('/', async (ctx) => {
+    if (new URLSearchParams(ctx.querystring).has('compose')) {
+      // the legacy composite query of the source-based clients (librato-api-notes §1.3)
+      const now = Math.floor(Date.now() / 1000);
+      const retention = deps.config.storage.retention;
+      const p = composeParams(ctx.querystring);
+      const window = composeWindow(p, now, retention);
+      ctx.body = legacyCompositeView(p.compose, window.resolution, await runCompose(deps, accountId(ctx), p.compose, window, now, retention));
+      return;
+    }
     const page = parsePage(ctx.query, ['name']);
     const all = await deps.catalog.list(accountId(ctx));
     const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
@@ -62,6 +73,9 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
     if (!wantsMeasurements(ctx.query)) {
       ctx.body = metricView(metric);
       return;
+    }
+    if (metric.type === 'composite') {
+      throw new ApiError(400, { request: [`${metric.name} is a composite metric: query it with GET /v1/measurements/${metric.name} (or GET /v1/metrics?compose=...)`] });
     }
     const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), deps.config.storage.retention);
     ctx.body = { ...metricView(metric), ...(await runSourcedQuery(deps.engine, accountId(ctx), metric, q)) };

@@ -111,8 +111,13 @@ function series(call: CallNode, budget: Budget): SeriesExpr {
   const t = call.args[1];
   if (t?.kind === 'string' && t.value === '%') tags = 'dynamic';
   else if (t?.kind === 'map') tags = tagFilter(t);
-  else if (t !== undefined && !(t.kind === 'string' && t.value === '*')) {
-    throw errorAt(show(t), t.column, 'a tag map {"name": "pattern"}, "*" or "%"');
+  else if (t?.kind === 'string' && t.value !== '*') {
+    // Librato's legacy source pattern: sources are the `source` tag here
+    const pattern = t.value.toLowerCase();
+    if (!TAG_PATTERN.test(pattern)) throw errorAt(`source pattern ${text(t)}`, t.column, '1-255 letters, digits, spaces, . : - _ ? \\ / or *');
+    tags = [['source', pattern]];
+  } else if (t !== undefined && t.kind !== 'string') {
+    throw errorAt(show(t), t.column, 'a tag map {"name": "pattern"}, a source pattern, "*" or "%"');
   }
   const opts = options(call, call.args[2], ['function', 'period', 'group']);
   return {

@@ -1,0 +1,71 @@
+// One composite query for a request: the time window (start_time and resolution
+// required), the expression parsed and checked, evaluated over the caller's own series.
+import type { Retention } from '../tsdb/retention.js';
+import { paramError } from '../errors.js';
+import { parseComposite } from './composite/parse.js';
+import { evaluateComposite } from './composite/evaluate.js';
+import type { Series } from './composite/series.js';
+import type { TagFilter } from './composite/source.js';
+import { StoredCompositeSource, type CompositeSourceDeps } from './composite-source.js';
+import { parseWindow, type Window } from './window.js';
+import { parseTagsSearch } from './filter.js';
+
+export type Params = Record<string, string | undefined>;
+
+/** The window of a composite query: start_time and resolution required, end_time optional. */
+export function composeWindow(params: Params, now: number, retention: Retention): Window {
+  if (params.start_time === undefined || params.start_time === '') throw paramError('start_time', 'is required with compose');
+  return parseWindow({ start_time: params.start_time, end_time: params.end_time, resolution: params.resolution }, now, retention);
+}
+
+export async function runCompose(
+  deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter,
+): Promise<Series[]> {
+  const expr = parseComposite(definition);
+  const source = new StoredCompositeSource(deps, account, now, retention);
+  return evaluateComposite(expr, source, { from: window.from, to: window.to, resolution: window.resolution, dynamicTags });
+}
+
+/** Each parameter of a query string once (a repeated one is a 400), by name. */
+export function singleParams(querystring: string, names: readonly string[]): Params {
+  const params = new URLSearchParams(querystring);
+  const out: Params = {};
+  for (const name of names) {
+    const all = params.getAll(name);
+    if (all.length > 1) throw paramError(name, 'must be given once');
+    out[name] = all[0];
+  }
+  return out;
+}
+
+const COMPOSE_PARAMS = ['compose', 'start_time', 'end_time', 'resolution'] as const;
+
+/** A composite query string's parameters: compose, start_time, end_time, resolution. */
+export function composeParams(querystring: string): Params & { compose: string } {
+  const p = singleParams(querystring, COMPOSE_PARAMS);
+  if (p.compose === undefined || p.compose.trim() === '') throw paramError('compose', 'is required');
+  return { ...p, compose: p.compose };
+}
+
+/** Parameters of a series query that mean nothing for a composite metric, whose definition selects and summarises. */
+const NOT_FOR_COMPOSITES = ['tags', 'group_by', 'group_by_function', 'summary_function', 'cursor'];
+
+/** `tags_search` on a composite metric: `name=pattern` clauses joined by `and`, standing for the definition's `%`. */
+export function dynamicTagsOf(querystring: string): TagFilter | undefined {
+  const params = new URLSearchParams(querystring);
+  for (const name of NOT_FOR_COMPOSITES) {
+    if ([...params.keys()].some((k) => k === name || k.startsWith(`${name}[`))) {
+      throw paramError(name, 'does not apply to a composite metric: its definition selects and summarises the series; use tags_search for its "%" tags');
+    }
+  }
+  const search = params.get('tags_search');
+  if (search === null) return undefined;
+  const expr = parseTagsSearch(search);
+  const clauses = expr.op === 'and' ? expr.args : [expr];
+  const filter: [string, string][] = [];
+  for (const c of clauses) {
+    if (c.op !== 'match') throw paramError('tags_search', 'for a composite metric only name=pattern clauses joined by "and" apply (they stand for the definition\'s "%")');
+    filter.push([c.name, c.glob.source]);
+  }
+  return filter;
+}

@@ -1,0 +1,133 @@
+// Composite queries through the HTTP API: ad hoc on GET /v1/measurements (and /:name), the
+// legacy GET /v1/metrics?compose= shape, persisted composite metrics, composite chart
+// streams checked on save, and accounts kept apart.
+import t from 'tap';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { hourBase, post } from '../helpers/measurements.js';
+
+const enc = encodeURIComponent;
+
+/** cpu: host a = 1, 2, 3 and host b = 10, 20, 30 at base, +60, +120 (region r1 / r2); rx: host a = 5 each minute. */
+async function seed(s: TestServer, base: number, scale = 1) {
+  const measurements = [];
+  for (let i = 0; i < 3; i++) {
+    measurements.push({ name: 'cpu', value: (i + 1) * scale, time: base + i * 60, tags: { host: 'a', region: 'r1' } });
+    measurements.push({ name: 'cpu', value: (i + 1) * 10 * scale, time: base + i * 60, tags: { host: 'b', region: 'r2' } });
+    measurements.push({ name: 'rx', value: 5, time: base + i * 60, tags: { host: 'a' } });
+  }
+  t.equal((await post(s, { measurements })).status, 200);
+}
+
+t.test('ad hoc composites on GET /v1/measurements and /v1/measurements/:name', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await seed(s, base);
+  const window = `start_time=${base}&end_time=${base + 179}&resolution=60`;
+
+  const sum = await s.get(`/v1/measurements?compose=${enc('sum(s("cpu", "*"))')}&${window}`);
+  t.equal(sum.status, 200, JSON.stringify(sum.body));
+  t.equal(sum.body.length, 1, 'a bare array with one series');
+  t.same(sum.body[0].measurements, [{ time: base, value: 11 }, { time: base + 60, value: 22 }, { time: base + 120, value: 33 }]);
+  t.match(sum.body[0], { metric: { name: 'cpu', type: 'gauge' }, period: 60 });
+
+  const byName = await s.get(`/v1/measurements/cpu?compose=${enc('s("cpu", {"host": "b"})')}&${window}`);
+  t.equal(byName.status, 200);
+  t.same(byName.body.map((x: { tags: object }) => x.tags), [{ host: 'b', region: 'r2' }]);
+  t.same(byName.body[0].measurements.map((m: { value: number }) => m.value), [10, 20, 30]);
+
+  const ratio = await s.get(`/v1/measurements?compose=${enc('divide([sum(s("cpu", {"region": "r1"})), sum(s("cpu", "*"))])')}&${window}`);
+  t.same(ratio.body[0].measurements.map((m: { value: number }) => Math.round(m.value * 1000) / 1000), [0.091, 0.091, 0.091]);
+
+  const top = await s.get(`/v1/measurements?compose=${enc('top(s("*", "*"), {count: "1", function: "max"})')}&${window}`);
+  t.same(top.body.map((x: { metric: { name: string }; tags: object }) => [x.metric.name, x.tags]), [['cpu', { host: 'b', region: 'r2' }]], 'wildcard metric names read every stored metric');
+
+  const noStart = await s.get(`/v1/measurements?compose=${enc('s("cpu", "*")')}&resolution=60`);
+  t.equal(noStart.status, 400);
+  t.same(noStart.body, { errors: { params: { start_time: ['is required with compose'] } } });
+  const bad = await s.get(`/v1/measurements?compose=${enc('sum(s("cpu", "*")')}&${window}`);
+  t.equal(bad.status, 400);
+  t.match(bad.body, { errors: { params: { compose: [/column \d+: expected/] } } });
+  const none = await s.get(`/v1/measurements?${window}`);
+  t.equal(none.status, 400);
+  t.match(none.body, { errors: { params: { compose: [/is required/] } } });
+});
+
+t.test('the legacy GET /v1/metrics?compose= shape', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: [
+    { name: 'load', value: 1, source: 'web1', measure_time: base },
+    { name: 'load', value: 3, source: 'web2', measure_time: base },
+  ] } })).status, 200);
+  const compose = 's("load", "web1")';
+  const r = await s.get(`/v1/metrics?compose=${enc(compose)}&start_time=${base}&end_time=${base + 59}&resolution=60`);
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.equal(r.body.compose, compose);
+  t.equal(r.body.resolution, 60);
+  t.equal(r.body.measurements.length, 1);
+  t.match(r.body.measurements[0], {
+    metric: { name: 'load', type: 'gauge' }, period: 60,
+    query: { metric: 'load', source: 'web1' }, source: { name: 'web1', display_name: null },
+    series: [{ measure_time: base, value: 1 }],
+  });
+  t.ok(Array.isArray((await s.get('/v1/metrics')).body.metrics), 'without compose the list is unchanged');
+});
+
+t.test('persisted composite metrics are checked on save and evaluated on query', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await seed(s, base);
+  const window = `start_time=${base}&end_time=${base + 179}&resolution=60`;
+  const created = await s.request('PUT', '/v1/metrics/cpu.total', { json: { type: 'composite', composite: 'sum(s("cpu", "*"))' } });
+  t.equal(created.status, 201);
+  const r = await s.get(`/v1/measurements/cpu.total?${window}`);
+  t.equal(r.status, 200);
+  t.same(r.body, { name: 'cpu.total', resolution: 60, series: [{ tags: {}, measurements: [{ time: base, value: 11 }, { time: base + 60, value: 22 }, { time: base + 120, value: 33 }] }], links: [] }, 'never an empty success');
+
+  const dynamic = await s.request('PUT', '/v1/metrics/cpu.picked', { json: { type: 'composite', composite: 's("cpu", "%")' } });
+  t.equal(dynamic.status, 201);
+  const picked = await s.get(`/v1/measurements/cpu.picked?${window}&tags_search=${enc('host=a')}`);
+  t.same(picked.body.series.map((x: { tags: object }) => x.tags), [{ host: 'a', region: 'r1' }], 'tags_search stands for "%"');
+  const tagged = await s.get(`/v1/measurements/cpu.total?${window}&tags[host]=a`);
+  t.equal(tagged.status, 400);
+  t.match(tagged.body, { errors: { params: { tags: [/does not apply to a composite metric/] } } });
+
+  const bad = await s.request('PUT', '/v1/metrics/cpu.bad', { json: { type: 'composite', composite: 'sum(s("cpu"' } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { errors: { params: { composite: [/column \d+: expected/] } } });
+  t.equal((await s.get('/v1/metrics/cpu.bad')).status, 404, 'a bad definition is not saved');
+  const nested = await s.request('PUT', '/v1/metrics/cpu.nested', { json: { type: 'composite', composite: 'scale(s("cpu.total", "*"), {factor: "2"})' } });
+  t.equal(nested.status, 400);
+  t.match(nested.body, { errors: { params: { composite: [/cannot reference another composite/] } } });
+  const update = await s.request('PUT', '/v1/metrics/cpu.total', { json: { composite: 'sum(s("cpu"' } });
+  t.equal(update.status, 400, 'an update is checked too');
+
+  const legacy = await s.get(`/v1/metrics/cpu.total?${window}`);
+  t.equal(legacy.status, 400);
+  t.match(legacy.body, { errors: { request: [/is a composite metric: query it with GET \/v1\/measurements\/cpu\.total/] } });
+});
+
+t.test('composite chart streams are parsed on save', async (t) => {
+  const s = await startTestServer(t);
+  const space = (await s.request('POST', '/v1/spaces', { json: { name: 'c' } })).body.id;
+  const bad = await s.request('POST', `/v1/spaces/${space}/charts`, { json: { name: 'x', streams: [{ composite: 'sum(s("cpu", "*")' }] } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { errors: { params: { 'streams[0].composite': [/column \d+: expected/] } } });
+  const good = await s.request('POST', `/v1/spaces/${space}/charts`, { json: { name: 'x', streams: [{ composite: 'sum(s("cpu", "*"))' }] } });
+  t.equal(good.status, 201);
+});
+
+t.test('a composite reads only the caller\'s own series', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await seed(s, base);
+  const other = await s.newAccount('other@example.com');
+  t.equal((await s.request('POST', '/v1/measurements', { auth: other, json: { measurements: [{ name: 'cpu', value: 1000, time: base, tags: { host: 'z' } }] } })).status, 200);
+  const window = `start_time=${base}&end_time=${base + 59}&resolution=60`;
+  const mine = await s.get(`/v1/measurements?compose=${enc('s("cpu", "*")')}&${window}`);
+  t.same(mine.body.map((x: { tags: { host: string } }) => x.tags.host).sort(), ['a', 'b']);
+  const theirs = await s.get(`/v1/measurements?compose=${enc('sum(s("*", "*"))')}&${window}`, { auth: other });
+  t.same(theirs.body.map((x: { measurements: { value: number }[] }) => x.measurements[0]!.value), [1000]);
+  t.equal((await s.request('PUT', '/v1/metrics/mine.total', { json: { type: 'composite', composite: 'sum(s("cpu", "*"))' } })).status, 201);
+  t.equal((await s.get(`/v1/measurements/mine.total?${window}`, { auth: other })).status, 404, 'another account\'s composite metric does not exist for them');
+});
