@@ -43,7 +43,7 @@ t.test('bad queries', async (t) => {
     `${w}&tags[host][x]=y`, `${w}&tags=[1,2]`, `${w}&tags={"host":{"a":1}}`, `${w}&tags[host]=${'a'.repeat(300)}`, `${w}&tags_search=${encodeURIComponent('host=')}`,
     `${w}&tags_search=${encodeURIComponent('and or')}`, `${w}&tags_search=${encodeURIComponent('('.repeat(40) + 'host=a' + ')'.repeat(40))}`, `${w}&group_by=,,&group_by_function=sum`,
     `${w}&group_by=*&group_by_function=sum&summary_function=all`, `${w}&summary_function=`, `${w}&resolution=60`, `${w}&cursor=${'x'.repeat(5000)}`,
-    `${w}&compose=${encodeURIComponent('s("q", "*")')}`,
+    `${w}&compose=${encodeURIComponent('s("q", "*"')}`, `resolution=60&compose=${encodeURIComponent('s("q", "*")')}`,
   ];
   for (const qs of queries) {
     const r = await s.get(`/v1/measurements/q?${qs}`);
