@@ -111,14 +111,19 @@ export class MetricCatalog {
     return metric;
   }
 
-  /** Names selected by an explicit list or a single `*` pattern (existing metrics only for patterns). */
-  async select(accountId: number, names: string[] | string): Promise<{ existing: string[]; missing: string[] }> {
+  /**
+   * Names selected by an explicit list or a single `*` pattern (existing metrics only for
+   * patterns), less those matching any name or pattern of `exclude`.
+   */
+  async select(accountId: number, names: string[] | string, exclude: string[] | string = []): Promise<{ existing: string[]; missing: string[] }> {
     const metrics = await this.byName(accountId);
+    const excluded = (typeof exclude === 'string' ? [exclude] : exclude).map((p) => compileGlob(p));
+    const kept = (n: string) => !excluded.some((g) => g.test(n));
     if (typeof names === 'string' && names.includes('*')) {
       const glob = compileGlob(names);
-      return { existing: [...metrics.keys()].filter((n) => glob.test(n)).sort(), missing: [] };
+      return { existing: [...metrics.keys()].filter((n) => glob.test(n) && kept(n)).sort(), missing: [] };
     }
-    const list = [...new Set((typeof names === 'string' ? [names] : names).map((n) => checkName(n)))];
+    const list = [...new Set((typeof names === 'string' ? [names] : names).map((n) => checkName(n)))].filter(kept);
     return { existing: list.filter((n) => metrics.has(n)), missing: list.filter((n) => !metrics.has(n)) };
   }
 

@@ -22,8 +22,8 @@ import type { SelfMetrics } from '../../selfmetrics.js';
 import type { Config } from '../../config/types.js';
 
 const validatePut = bodyValidator<MetricInput>(metricPutSchema);
-const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string }>(metricBatchUpdateSchema);
-const validateBatchDelete = bodyValidator<{ names: string[] | string }>(metricBatchDeleteSchema);
+const validateBatchUpdate = bodyValidator<MetricInput & MetricAttributes & { names: string[] | string; exclude?: string[] | string }>(metricBatchUpdateSchema);
+const validateBatchDelete = bodyValidator<{ names: string[] | string; exclude?: string[] | string }>(metricBatchDeleteSchema);
 
 /** What the routes use; `config` is read per request, so a reload applies at once. */
 export interface MetricsDeps {
@@ -94,9 +94,10 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
   });
 
   r.put('/', async (ctx) => {
-    const { names, ...rest } = validateBatchUpdate(body(ctx), isForm(ctx));
+    const { names, exclude, ...rest } = validateBatchUpdate(body(ctx), isForm(ctx));
     const input = splitAttributes(rest);
-    const selected = await deps.catalog.select(accountId(ctx), names);
+    // names are resolved (and `exclude` applied) here, so a job gets the final list
+    const selected = await deps.catalog.select(accountId(ctx), names, exclude);
     const all = [...selected.existing, ...selected.missing];
     if (all.length > deps.config.limits.batch_job_threshold) {
       const id = await deps.jobs.submit(accountId(ctx), 'metrics.update', { names: all, input, userAgent: userAgent(ctx) });
@@ -108,8 +109,8 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
   });
 
   r.delete('/', async (ctx) => {
-    const { names } = validateBatchDelete(body(ctx), isForm(ctx));
-    const { existing } = await deps.catalog.select(accountId(ctx), names);
+    const { names, exclude } = validateBatchDelete(body(ctx), isForm(ctx));
+    const { existing } = await deps.catalog.select(accountId(ctx), names, exclude);
     if (existing.length > deps.config.limits.batch_job_threshold) {
       const id = await deps.jobs.submit(accountId(ctx), 'metrics.delete', { names: existing });
       accepted(ctx, id);

@@ -17,27 +17,36 @@ export const metricPutSchema = {
   properties: { ...metricProperties, name: { type: 'string' } },
 } as const;
 
-/** PUT /v1/metrics (batch): `names` plus properties, attributes nested or at the top level. */
+/**
+ * PUT /v1/metrics (batch): `names` and `exclude` plus properties, attributes nested or at
+ * the top level. Closed: a key we do not understand could change which metrics are
+ * touched or how, so it is a 400 naming it, never silently ignored.
+ */
 export const metricBatchUpdateSchema = {
   type: 'object',
   required: ['names'],
+  additionalProperties: false,
   properties: {
     names: namesSchema(),
+    exclude: namesSchema(0),
     ...metricProperties,
     ...attributesSchema.properties,
   },
 } as const;
 
+/** DELETE /v1/metrics (batch): `names` and `exclude`, nothing else (closed, as above). */
 export const metricBatchDeleteSchema = {
   type: 'object',
   required: ['names'],
-  properties: { names: namesSchema() },
+  additionalProperties: false,
+  properties: { names: namesSchema(), exclude: namesSchema(0) },
 } as const;
 
-function namesSchema() {
+/** A list of metric names or `*` patterns, or one of them. */
+function namesSchema(minItems = 1) {
   return {
     anyOf: [
-      { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', minLength: 1, maxLength: 255 } },
+      { type: 'array', minItems, maxItems: 10000, items: { type: 'string', minLength: 1, maxLength: 255 } },
       { type: 'string', minLength: 1, maxLength: 255 },
     ],
   };

@@ -1,0 +1,81 @@
+// Batch updates and deletes with `exclude`, in JSON and form bodies, immediate and as
+// jobs; a batch key we do not understand is a 400 naming it, and changes nothing.
+import t from 'tap';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { hourBase, post } from '../helpers/measurements.js';
+import { poll } from '../helpers/poll.js';
+
+async function withData(s: TestServer, names: string[], base: number) {
+  t.equal((await post(s, { measurements: names.map((name) => ({ name, value: 7, time: base, tags: { host: 'a' } })) })).status, 200);
+}
+
+async function points(s: TestServer, name: string, base: number): Promise<number | null> {
+  const r = await s.get(`/v1/measurements/${name}?start_time=${base}&end_time=${base + 59}&resolution=60`);
+  return r.status === 200 ? r.body.series.reduce((n: number, x: { measurements: unknown[] }) => n + x.measurements.length, 0) : null;
+}
+
+async function job(s: TestServer, location: string) {
+  return poll(async () => {
+    const j = (await s.get(location)).body;
+    return j.state === 'complete' || j.state === 'failed' ? j : undefined;
+  });
+}
+
+t.test('DELETE with exclude keeps the excluded metric and its data', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await withData(s, ['foo', 'foobar', 'foobaz', 'food.x'], base);
+  const del = await s.request('DELETE', '/v1/metrics', { json: { names: 'fo*', exclude: ['foobar', 'food.*'] } });
+  t.equal(del.status, 204);
+  t.equal((await s.get('/v1/metrics/foo')).status, 404);
+  t.equal((await s.get('/v1/metrics/foobaz')).status, 404);
+  t.equal((await s.get('/v1/metrics/foobar')).status, 200, 'the excluded metric is kept');
+  t.equal(await points(s, 'foobar', base), 1, 'with its data');
+  t.equal(await points(s, 'food.x', base), 1, 'a pattern excludes too');
+
+  const form = await s.request('DELETE', '/v1/metrics', { form: 'names=fo*&exclude[]=foobar' });
+  t.equal(form.status, 204);
+  t.equal((await s.get('/v1/metrics/food.x')).status, 404);
+  t.equal(await points(s, 'foobar', base), 1, 'form bodies take exclude too');
+  const single = await s.request('DELETE', '/v1/metrics', { form: 'names[]=foobar&exclude=foobar' });
+  t.equal(single.status, 204);
+  t.equal((await s.get('/v1/metrics/foobar')).status, 200, 'exclude as one string');
+});
+
+t.test('PUT with exclude leaves the excluded metrics as they were', async (t) => {
+  const s = await startTestServer(t);
+  for (const n of ['svc.a', 'svc.b', 'svc.c']) t.equal((await s.request('PUT', `/v1/metrics/${n}`, { json: { period: 60 } })).status, 201);
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names: 'svc.*', exclude: 'svc.b', period: 300 } })).status, 204);
+  t.same(await Promise.all(['svc.a', 'svc.b', 'svc.c'].map(async (n) => (await s.get(`/v1/metrics/${n}`)).body.period)), [300, 60, 300]);
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names: ['svc.x', 'svc.y'], exclude: ['svc.y'] } })).status, 204);
+  t.equal((await s.get('/v1/metrics/svc.y')).status, 404, 'an excluded name is not created either');
+  t.equal((await s.get('/v1/metrics/svc.x')).status, 200);
+});
+
+t.test('exclude holds in batches run as jobs', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  batch_job_threshold: 2\n');
+  const base = hourBase();
+  await withData(s, ['j.a', 'j.b', 'j.c', 'j.d'], base);
+  const put = await s.request('PUT', '/v1/metrics', { json: { names: 'j.*', exclude: ['j.b'], period: 120 } });
+  t.equal(put.status, 202);
+  t.match(await job(s, put.headers.location!), { state: 'complete' });
+  t.equal((await s.get('/v1/metrics/j.b')).body.period, null);
+  t.equal((await s.get('/v1/metrics/j.c')).body.period, 120);
+  const del = await s.request('DELETE', '/v1/metrics', { json: { names: 'j.*', exclude: ['j.b'] } });
+  t.equal(del.status, 202);
+  t.match(await job(s, del.headers.location!), { state: 'complete', output: { deleted: 3 } });
+  t.equal(await points(s, 'j.b', base), 1, 'the excluded metric and its data survive the job');
+  t.equal((await s.get('/v1/metrics/j.a')).status, 404);
+});
+
+t.test('a batch key we do not understand is a 400 naming it, and changes nothing', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('PUT', '/v1/metrics/keep.me', { json: {} })).status, 201);
+  const typo = await s.request('DELETE', '/v1/metrics', { json: { names: 'keep.*', excludes: ['keep.me'] } });
+  t.equal(typo.status, 400);
+  t.same(typo.body, { errors: { params: { excludes: ['is not a known field'] } } });
+  t.equal((await s.get('/v1/metrics/keep.me')).status, 200, 'nothing deleted');
+  const put = await s.request('PUT', '/v1/metrics', { form: 'names=keep.*&colour=red' });
+  t.equal(put.status, 400);
+  t.same(put.body, { errors: { params: { colour: ['is not a known field'] } } });
+});
