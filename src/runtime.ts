@@ -80,7 +80,10 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
-    spaces: new Spaces(store, commit, async (account, metric) => (await catalog.get(account, metric))?.type, compositeCheck(catalog)),
+    spaces: new Spaces(store, commit, async (account, metric) => {
+      const m = await catalog.get(account, metric);
+      return m && { type: m.type, name: m.name };
+    }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,

@@ -57,4 +57,6 @@ export interface ChartInput {
 
 export interface SpaceInput {
   name: string;
+  /** Librato's space-level tag filter switch; the Python client always sends it */
+  tags?: boolean;
 }

@@ -12,6 +12,10 @@ import type { MetricAttributes } from './metric-attributes.js';
 export type MetricType = 'gauge' | 'counter' | 'composite';
 
 export interface MetricRecord {
+  /**
+   * as first created (`Test`); the namespace is case-insensitive, so lookups, storage
+   * keys and the engine's series use metricKey(name), the lower-cased form
+   */
   name: string;
   type: MetricType;
   display_name: string | null;
@@ -44,6 +48,11 @@ export type PurgeHook = (accountId: number, names: string[]) => Promise<WriteOp[
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** The case-insensitive identity of a metric: its key in storage, the catalogue and the engine. */
+export function metricKey(name: string): string {
+  return canonicalMetricName(name);
+}
+
 export class MetricCatalog {
   private readonly records: Collection<MetricRecord>;
   private readonly cache = new Map<number, Map<string, MetricRecord>>();
@@ -63,7 +72,7 @@ export class MetricCatalog {
     let p = this.loading.get(accountId);
     if (!p) {
       p = this.records.list(accountId).then((list) => {
-        const m = new Map(list.map((r) => [r.name, r]));
+        const m = new Map(list.map((r) => [metricKey(r.name), r]));
         this.cache.set(accountId, m);
         this.loading.delete(accountId);
         return m;
@@ -74,7 +83,7 @@ export class MetricCatalog {
   }
 
   async get(accountId: number, name: string): Promise<MetricRecord | undefined> {
-    return (await this.byName(accountId)).get(canonicalMetricName(name));
+    return (await this.byName(accountId)).get(metricKey(name));
   }
 
   async list(accountId: number): Promise<MetricRecord[]> {
@@ -83,10 +92,11 @@ export class MetricCatalog {
 
   /** Create or update (PUT semantics). Returns whether the metric was created. */
   async put(accountId: number, rawName: string, input: MetricInput, userAgent: string | null): Promise<{ created: boolean; metric: MetricRecord }> {
-    const name = checkName(rawName);
+    const key = checkName(rawName);
     const metrics = await this.byName(accountId);
-    const existing = metrics.get(name);
-    const metric = existing ? applyUpdate(existing, input) : newMetric(name, input, userAgent);
+    const existing = metrics.get(key);
+    // a new metric keeps the spelling it was created with; an update never renames
+    const metric = existing ? applyUpdate(existing, input) : newMetric(rawName, input, userAgent);
     await this.save(accountId, [metric]);
     return { created: !existing, metric };
   }
@@ -96,16 +106,16 @@ export class MetricCatalog {
    * which are ignored when it already exists.
    */
   async ensure(accountId: number, rawName: string, type: 'gauge' | 'counter', input: MetricInput, userAgent: string | null): Promise<MetricRecord> {
-    const name = canonicalMetricName(rawName);
+    const key = metricKey(rawName);
     const metrics = await this.byName(accountId);
-    const existing = metrics.get(name);
+    const existing = metrics.get(key);
     if (existing) return existing;
-    const metric = newMetric(name, { ...input, type }, userAgent);
-    metrics.set(name, metric); // visible at once, so concurrent requests do not create it twice
+    const metric = newMetric(rawName, { ...input, type }, userAgent);
+    metrics.set(key, metric); // visible at once, so concurrent requests do not create it twice
     try {
-      await this.commit.write([this.records.put(accountId, name, metric)]);
+      await this.commit.write([this.records.put(accountId, key, metric)]);
     } catch (err) {
-      metrics.delete(name);
+      metrics.delete(key);
       throw err;
     }
     return metric;
@@ -123,8 +133,11 @@ export class MetricCatalog {
       const glob = compileGlob(names);
       return { existing: [...metrics.keys()].filter((n) => glob.test(n) && kept(n)).sort(), missing: [] };
     }
-    const list = [...new Set((typeof names === 'string' ? [names] : names).map((n) => checkName(n)))].filter(kept);
-    return { existing: list.filter((n) => metrics.has(n)), missing: list.filter((n) => !metrics.has(n)) };
+    // keys of existing metrics; missing ones in the spelling given, for creation
+    const given = new Map<string, string>();
+    for (const n of typeof names === 'string' ? [names] : names) if (!given.has(checkName(n))) given.set(checkName(n), n);
+    const list = [...given.keys()].filter(kept);
+    return { existing: list.filter((n) => metrics.has(n)), missing: list.filter((n) => !metrics.has(n)).map((n) => given.get(n)!) };
   }
 
   /**
@@ -136,7 +149,7 @@ export class MetricCatalog {
     const chunk = 500;
     for (let i = 0; i < names.length; i += chunk) {
       const batch = names.slice(i, i + chunk).map((n) => {
-        const existing = metrics.get(n);
+        const existing = metrics.get(metricKey(n));
         if (!existing) return newMetric(n, input, userAgent);
         const own = existing.type === 'counter' ? withoutGaugeAttributes(input) : input;
         return applyUpdate(existing, { ...own, type: undefined });
@@ -152,7 +165,7 @@ export class MetricCatalog {
     const chunk = 100;
     let deleted = 0;
     for (let i = 0; i < names.length; i += chunk) {
-      const batch = names.slice(i, i + chunk).filter((n) => metrics.has(n));
+      const batch = names.slice(i, i + chunk).map(metricKey).filter((n) => metrics.has(n));
       const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
       for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));
       await this.commit.write(ops);
@@ -169,9 +182,9 @@ export class MetricCatalog {
       const problem = await this.checkComposite(accountId, m.composite);
       if (problem) throw new ApiError(400, { params: { composite: [problem] } });
     }
-    await this.commit.write(list.map((m) => this.records.put(accountId, m.name, m)));
+    await this.commit.write(list.map((m) => this.records.put(accountId, metricKey(m.name), m)));
     const metrics = await this.byName(accountId);
-    for (const m of list) metrics.set(m.name, m);
+    for (const m of list) metrics.set(metricKey(m.name), m);
   }
 }
 

@@ -20,6 +20,8 @@ import {
 export interface SpaceRecord {
   id: number;
   name: string;
+  /** the space-level tag filter switch, stored and answered (absent in older records: false) */
+  tags?: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -44,8 +46,18 @@ export interface ChartRecord {
   updated_at: number;
 }
 
-/** How the chart rules learn a metric's type (a persisted composite allows downsample_function). */
-export type MetricTypeOf = (accountId: number, metric: string) => Promise<string | undefined>;
+/**
+ * How the chart rules learn a metric's type (a persisted composite allows
+ * downsample_function) and the name it was created with (streams show that spelling).
+ */
+export type MetricOf = (accountId: number, metric: string) => Promise<{ type: string; name: string } | undefined>;
+
+/** What a stream plots, computed on every read. */
+export interface StreamInfo {
+  type: string;
+  /** the metric's name as created, when the metric exists */
+  metric?: string;
+}
 
 const spaceKey = (spaceId: number) => idKey(spaceId);
 const chartKey = (spaceId: number, chartId: number) => `${idKey(spaceId)}!${idKey(chartId)}`;
@@ -69,7 +81,7 @@ export class Spaces {
   constructor(
     store: Store,
     private readonly commit: CommitQueue,
-    private readonly metricType: MetricTypeOf,
+    private readonly metricOf: MetricOf,
     /** parses a composite stream on save (the query layer's parser, handed in) */
     private readonly checkComposite: CompositeCheck | null = null,
   ) {
@@ -100,7 +112,7 @@ export class Spaces {
       await this.checkNameFree(accountId, name);
       const { id, op } = await this.spaceIds.next();
       const t = now();
-      const space: SpaceRecord = { id, name, created_at: t, updated_at: t };
+      const space: SpaceRecord = { id, name, tags: input.tags ?? false, created_at: t, updated_at: t };
       await this.commit.write([op, this.spaces.put(accountId, spaceKey(id), space)]);
       return space;
     });
@@ -111,7 +123,8 @@ export class Spaces {
       const space = await this.get(accountId, spaceId);
       const name = spaceName(input.name);
       await this.checkNameFree(accountId, name, spaceId);
-      await this.commit.write([this.spaces.put(accountId, spaceKey(spaceId), { ...space, name, updated_at: now() })]);
+      const tags = input.tags ?? space.tags ?? false;
+      await this.commit.write([this.spaces.put(accountId, spaceKey(spaceId), { ...space, name, tags, updated_at: now() })]);
     });
   }
 
@@ -210,7 +223,9 @@ export class Spaces {
     }
     if (next.type === 'bignumber' && !next.thresholds?.length) add(errors, 'thresholds', 'are required when type is bignumber');
     if (next.min !== null && next.max !== null && next.min > next.max) add(errors, 'min', 'must not be greater than max');
-    if (input.related_space != null) await this.checkRelatedSpace(accountId, chart.space_id, input.related_space, errors);
+    // related_space is stored and answered as given (any integer): checking it against
+    // the caller's spaces would refuse what clients send, and a different answer for
+    // another account's id would reveal that it exists
     if (Object.keys(errors).length) throw paramErrors(errors);
     return next;
   }
@@ -245,7 +260,7 @@ export class Spaces {
       if (problem) add(errors, `${at}.composite`, problem);
     } else if (s.metric === undefined) {
       add(errors, `${at}.metric`, 'is required unless the stream is a composite');
-    } else if (s.downsample_function !== undefined && (await this.metricType(accountId, s.metric)) !== 'composite') {
+    } else if (s.downsample_function !== undefined && (await this.metricOf(accountId, s.metric))?.type !== 'composite') {
       add(errors, `${at}.downsample_function`, 'applies only to composite streams and composite metrics');
     }
     if (typeof s.transform_function === 'string' && s.transform_function.trim()) {
@@ -255,19 +270,16 @@ export class Spaces {
     if (s.min != null && s.max != null && s.min > s.max) add(errors, `${at}.min`, 'must not be greater than max');
   }
 
-  /** Only the caller's own spaces qualify; another account's space reads exactly as a missing one. */
-  private async checkRelatedSpace(accountId: number, ownSpace: number, related: number, errors: ParamErrors): Promise<void> {
-    if (related === ownSpace) add(errors, 'related_space', 'must be another space than the chart\'s own');
-    else if (!(await this.spaces.get(accountId, spaceKey(related)))) add(errors, 'related_space', 'must be the id of one of your spaces');
-  }
 
-  /** What each stream plots, recomputed on every read: its metric's type (a gauge until the metric exists), or composite. */
-  async streamTypes(accountId: number, chart: ChartRecord): Promise<string[]> {
-    const types: string[] = [];
+  /** What each stream plots, recomputed on every read: its metric's type (a gauge until the metric exists) and name, or composite. */
+  async streamInfo(accountId: number, chart: ChartRecord): Promise<StreamInfo[]> {
+    const out: StreamInfo[] = [];
     for (const s of chart.streams) {
-      types.push(typeof s.metric === 'string' ? ((await this.metricType(accountId, s.metric)) ?? 'gauge') : 'composite');
+      if (typeof s.metric !== 'string') { out.push({ type: 'composite' }); continue; }
+      const m = await this.metricOf(accountId, s.metric);
+      out.push(m ? { type: m.type, metric: m.name } : { type: 'gauge' });
     }
-    return types;
+    return out;
   }
 }
 

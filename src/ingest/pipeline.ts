@@ -27,6 +27,8 @@ export interface MetricUse {
   type?: 'gauge' | 'counter';
   /** error field; default `measurements[index].name` */
   field?: string;
+  /** the name as the request spelled it (the map key is the lower-cased key): a new metric keeps it */
+  spelling?: string;
 }
 
 export async function ingest(
@@ -42,8 +44,8 @@ export async function ingest(
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
     if (type && existing.type !== type) throw paramError(at, `${name} is a ${existing.type}; it cannot take ${type} measurements`);
   }
-  for (const [name, { input, type }] of metricInputs) {
-    const metric = await deps.catalog.ensure(account, name, type ?? 'gauge', input, userAgent);
+  for (const [name, { input, type, spelling }] of metricInputs) {
+    const metric = await deps.catalog.ensure(account, spelling ?? name, type ?? 'gauge', input, userAgent);
     periods.set(name, metric.attributes.aggregate ? aggregationPeriod(metric.period) : null);
   }
   let out = samples;

@@ -18,6 +18,8 @@ export interface SourcedMeasurement {
   kind: SourcedKind;
   /** canonical (lower-cased) metric name */
   name: string;
+  /** the name as the request spelled it */
+  spelling: string;
   /** null when neither the element nor the body names one */
   source: string | null;
   /** whole epoch seconds */
@@ -145,7 +147,7 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   if (e.description !== undefined) metric.description = e.description;
   if (e.attributes !== undefined) metric.attributes = e.attributes;
   const m: SourcedMeasurement = {
-    kind, name: canonicalMetricName(name!), source: source ? source.toLowerCase() : null,
+    kind, name: canonicalMetricName(name!), spelling: name!, source: source ? source.toLowerCase() : null,
     time: e.measure_time !== undefined ? Math.floor(e.measure_time) : defaults.time, metric, path,
   };
   if (multi) {
@@ -184,7 +186,7 @@ export function sourcedSamples(ms: SourcedMeasurement[], times: TimeWindow): { s
     }
     const use = metrics.get(m.name);
     if (use && use.type !== m.kind) bad('name', `${m.name} is sent both as a gauge and as a counter`);
-    if (!use) metrics.set(m.name, { input: m.metric, index, type: m.kind, field: `${m.path}.name` });
+    if (!use) metrics.set(m.name, { input: m.metric, index, type: m.kind, field: `${m.path}.name`, spelling: m.spelling });
     let tags = tagSets.get(m.source);
     if (!tags) tagSets.set(m.source, (tags = Object.freeze(m.source === null ? [] : [Object.freeze(['source', m.source] as const)])));
     if (v.count !== undefined) {

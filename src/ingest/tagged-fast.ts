@@ -87,14 +87,15 @@ class Scanner {
 
   private measurements(topTime: number, topTags: TagPairs | null): TaggedBatch {
     const samples: Sample[] = [];
-    const metricInputs = new Map<string, { input: MetricInput; index: number }>();
+    const metricInputs = new Map<string, { input: MetricInput; index: number; spelling?: string }>();
     this.expect(OPEN_ARR);
     this.ws();
     if (this.peek() === CLOSE_ARR) throw BAIL;
     for (let i = 0; ; i++) {
       const s = this.measurement(topTime, topTags);
       samples.push(s);
-      if (!metricInputs.has(s.metric)) metricInputs.set(s.metric, { input: {}, index: i });
+      // (the last name scanned is this measurement's: a new metric keeps its spelling)
+      if (!metricInputs.has(s.metric)) metricInputs.set(s.metric, this.lastRawName !== s.metric ? { input: {}, index: i, spelling: this.lastRawName } : { input: {}, index: i });
       if (!this.more(CLOSE_ARR)) break;
     }
     return { samples, metricInputs };

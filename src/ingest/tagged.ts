@@ -25,7 +25,7 @@ export interface TaggedLimits extends TimeWindow {
 export interface TaggedBatch {
   samples: Sample[];
   /** index in the request of each sample (for error messages further down) */
-  metricInputs: Map<string, { input: MetricInput; index: number }>;
+  metricInputs: Map<string, { input: MetricInput; index: number; spelling?: string }>;
 }
 
 const validateAttributes = compile<MetricAttributes>(attributesSchema);
@@ -60,7 +60,7 @@ export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
   const topPeriod = body.period === undefined ? undefined : parsePeriod(body.period, -1, 'period', fail);
 
   const samples: Sample[] = [];
-  const metricInputs = new Map<string, { input: MetricInput; index: number }>();
+  const metricInputs = new Map<string, { input: MetricInput; index: number; spelling?: string }>();
   for (let i = 0; i < ms.length; i++) {
     const m = ms[i];
     if (!isObject(m)) { fail(el(i), 'must be an object'); continue; }
@@ -87,7 +87,7 @@ export function parseTagged(body: unknown, limits: TaggedLimits): TaggedBatch {
       const input: MetricInput = {};
       if (period !== undefined) input.period = period;
       if (attributes) input.attributes = attributes;
-      metricInputs.set(name, { input, index: i });
+      metricInputs.set(name, typeof m.name === 'string' && m.name !== name ? { input, index: i, spelling: m.name } : { input, index: i });
     }
     sample.metric = name;
     sample.tags = tags ?? NO_TAGS;

@@ -2,7 +2,7 @@
 // one account: series are found through the engine's tag index (metric names with `*`
 // through the account's own catalogue), and read once at the coarsest stored tier that
 // serves the requested step, straight into one typed array per series.
-import type { MetricCatalog, MetricRecord } from '../domain/metrics.js';
+import { metricKey, type MetricCatalog, type MetricRecord } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 import type { Retention } from '../tsdb/retention.js';
@@ -50,7 +50,7 @@ export class StoredCompositeSource implements CompositeSource {
     const out: SeriesMeta[] = [];
     for (const m of metrics) {
       const metricInfo = info(m);
-      for (const ref of this.deps.engine.select(this.account, m.name, expr)) out.push({ id: ref.id, tags: ref.tags, metric: metricInfo });
+      for (const ref of this.deps.engine.select(this.account, metricKey(m.name), expr)) out.push({ id: ref.id, tags: ref.tags, metric: metricInfo });
     }
     return out;
   }

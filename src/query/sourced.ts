@@ -2,7 +2,7 @@
 // over time (`summarize_time`) and across sources (`summarize_sources` adds `all`).
 // Counters are returned as submitted; whenever they are summarized they are first turned
 // into deltas, a decrease counting as a reset (the delta is then the new value).
-import type { MetricRecord } from '../domain/metrics.js';
+import { metricKey, type MetricRecord } from '../domain/metrics.js';
 import type { Points, SeriesStore } from '../tsdb/engine.js';
 import { emptyPoints, pushPoint, rollUp, sortMerge } from '../tsdb/points.js';
 import type { Summary } from '../tsdb/sample.js';
@@ -40,7 +40,7 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
   const readFrom = counter && summarizing ? q.from - q.resolution : q.from;
 
   const bySource = new Map<string, number[]>();
-  for (const ref of engine.select(account, metric.name, q.filter)) {
+  for (const ref of engine.select(account, metricKey(metric.name), q.filter)) {
     const source = ref.tags.find(([k]) => k === 'source')?.[1] ?? UNASSIGNED;
     const ids = bySource.get(source) ?? [];
     ids.push(ref.id);

@@ -251,7 +251,7 @@ t.test('unknown harmless fields are kept and echoed, within bounds', async (t) =
   t.equal((await chart(s, id, { name: 'c', streams: [{ metric: 'a', type: 'whatever' }] })).body.streams[0].type, 'gauge', 'a stream type is computed, not taken');
 });
 
-t.test('related_space: one of the caller\'s other spaces, and nothing about anyone else\'s', async (t) => {
+t.test('related_space: any integer is stored and answered as given, revealing nothing about anyone else\'s', async (t) => {
   const s = await startTestServer(t);
   const other = await s.newAccount('other@example.com');
   const id = await space(s, 'ops');
@@ -259,13 +259,15 @@ t.test('related_space: one of the caller\'s other spaces, and nothing about anyo
   const theirs = await space(s, 'theirs', other);
 
   const foreign = await chart(s, id, { name: 'c', related_space: theirs });
-  const missing = await chart(s, id, { name: 'c', related_space: 999999 });
-  t.equal(foreign.status, 400);
-  t.same(foreign.body, missing.body, 'another account\'s space answers exactly as a missing one');
-  t.same(foreign.body, { errors: { params: { related_space: ['must be the id of one of your spaces'] } } });
-  t.same((await chart(s, id, { name: 'c', related_space: id })).body.errors.params, { related_space: ['must be another space than the chart\'s own'] });
+  const missing = await chart(s, id, { name: 'c2', related_space: 999999 });
+  t.equal(foreign.status, 201);
+  t.equal(missing.status, 201);
+  t.equal(foreign.body.related_space, theirs, 'stored as given');
+  t.equal(missing.body.related_space, 999999, 'a space of nobody is answered as given too');
+  t.equal((await s.get(`/v1/spaces/${id}/charts/${missing.body.id}`)).body.related_space, 999999);
+  for (const n of [0, -5, id]) t.equal((await chart(s, id, { name: `n${n}`, related_space: n })).status, 201, `related_space ${n}`);
   t.same((await chart(s, id, { name: 'c', related_space: 'ops' })).body.errors.params, { related_space: ['must be an integer or null'] });
-  t.same((await chart(s, id, { name: 'c', related_space: 0 })).body.errors.params, { related_space: ['must be >= 1'] });
+  t.same((await chart(s, id, { name: 'c', related_space: 1.5 })).body.errors.params, { related_space: ['must be an integer or null'] });
 
   const ok = await chart(s, id, 'name=c&related_space=' + mine);
   t.equal(ok.status, 201);

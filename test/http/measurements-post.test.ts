@@ -22,13 +22,13 @@ t.test('only application/json is accepted (415)', async (t) => {
   t.equal((await s.request('POST', '/v1/measurements', { raw: { body: '{"measurements":[', type: 'application/json' } })).status, 400);
 });
 
-t.test('names and tags are lower-cased; tag values may hold spaces; numbers as tag values become strings', async (t) => {
+t.test('names keep their case, tags are lower-cased; tag values may hold spaces; numbers as tag values become strings', async (t) => {
   const s = await startTestServer(t);
   const base = hourBase();
   t.equal((await post(s, { time: base, measurements: [{ name: 'Disk.Used', value: 5, tags: { Mount: 'Data Disk /Var', Port: 8080 } }] })).status, 200);
   const q = await query(s, 'disk.used', `resolution=60&start_time=${base}&end_time=${base + 60}`);
   t.same(q.body.series[0].tags, { mount: 'data disk /var', port: '8080' });
-  t.equal(q.body.name, 'disk.used');
+  t.equal(q.body.name, 'Disk.Used', 'the name as created (the namespace is case-insensitive)');
   const m = await s.get('/v1/metrics/DISK.USED');
   t.equal(m.status, 200, 'the metric was created, case-insensitively');
 });

@@ -8,9 +8,9 @@ t.test('PUT creates (201 + Location + body) then updates (204)', async (t) => {
     headers: { 'user-agent': 'librato-rb/2.0' },
   });
   t.equal(created.status, 201);
-  t.equal(created.headers.location, '/v1/metrics/web.requests');
+  t.equal(created.headers.location, '/v1/metrics/Web.Requests');
   t.same(created.body, {
-    name: 'web.requests', display_name: 'Requests', description: 'per host', period: 60, type: 'gauge',
+    name: 'Web.Requests', display_name: 'Requests', description: 'per host', period: 60, type: 'gauge',
     attributes: { color: '#112233', display_units_short: 'req', summarize_function: 'sum', created_by_ua: 'librato-rb/2.0' },
     source_lag: null,
   });

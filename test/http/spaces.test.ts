@@ -11,7 +11,7 @@ t.test('a space is created (JSON and form), read with its chart ids, renamed and
   const s = await startTestServer(t);
   const created = await s.request('POST', '/v1/spaces', { json: { name: 'Production' } });
   t.equal(created.status, 201);
-  t.same(created.body, { id: created.body.id, name: 'Production' });
+  t.same(created.body, { id: created.body.id, name: 'Production', tags: false });
   t.equal(created.headers.location, `/v1/spaces/${created.body.id}`);
   const id = created.body.id as number;
 
@@ -23,7 +23,7 @@ t.test('a space is created (JSON and form), read with its chart ids, renamed and
   const c2 = await s.request('POST', `/v1/spaces/${id}/charts`, { json: { name: 'mem', streams: [{ metric: 'mem' }] } });
   const got = await s.get(`/v1/spaces/${id}`);
   t.equal(got.status, 200);
-  t.same(got.body, { name: 'Production', id, charts: [{ id: c1.body.id }, { id: c2.body.id }] });
+  t.same(got.body, { name: 'Production', id, tags: false, charts: [{ id: c1.body.id }, { id: c2.body.id }] });
 
   const renamed = await s.request('PUT', `/v1/spaces/${id}`, { form: 'name=Prod' });
   t.equal(renamed.status, 204);
@@ -89,7 +89,7 @@ t.test('listing: name search, pagination, orderby and sort', async (t) => {
   t.equal(all.status, 200);
   t.same(all.body.query, { found: 5, length: 100, offset: 0, total: 5 });
   t.same(all.body.spaces.map((x: { name: string }) => x.name), ['Alpha', 'alpine', 'beta', 'delta', 'gamma']);
-  t.same(Object.keys(all.body.spaces[0]).sort(), ['id', 'name']);
+  t.same(Object.keys(all.body.spaces[0]).sort(), ['id', 'name', 'tags']);
 
   const search = await s.get('/v1/spaces?name=ALP');
   t.same(search.body.query, { found: 2, length: 100, offset: 0, total: 5 });
@@ -152,7 +152,26 @@ t.test('spaces survive a restart', async (t) => {
   const id = await space(s, 'durable');
   await s.stop();
   const again = await startTestServer(t, '', { dataDir: s.dataDir });
-  t.same((await again.get(`/v1/spaces/${id}`)).body, { name: 'durable', id, charts: [] });
+  t.same((await again.get(`/v1/spaces/${id}`)).body, { name: 'durable', id, tags: false, charts: [] });
   const next = await space(again, 'after restart');
   t.ok(next > id, 'ids keep counting up');
+});
+
+t.test('spaces take, keep and return tags (the Python client always sends it)', async (t) => {
+  const s = await startTestServer(t);
+  const created = await s.request('POST', '/v1/spaces', { json: { name: 'tagged', tags: true } });
+  t.equal(created.status, 201);
+  t.same(created.body, { id: created.body.id, name: 'tagged', tags: true });
+  const id = created.body.id;
+  t.match((await s.get(`/v1/spaces/${id}`)).body, { name: 'tagged', tags: true });
+  t.equal((await s.request('PUT', `/v1/spaces/${id}`, { json: { name: 'tagged' } })).status, 204);
+  t.equal((await s.get(`/v1/spaces/${id}`)).body.tags, true, 'an update without tags keeps them');
+  t.equal((await s.request('PUT', `/v1/spaces/${id}`, { form: 'name=tagged&tags=false' })).status, 204);
+  t.equal((await s.get(`/v1/spaces/${id}`)).body.tags, false, 'form bodies too');
+  const plain = await s.request('POST', '/v1/spaces', { json: { name: 'plain' } });
+  t.equal(plain.body.tags, false, 'default false');
+  t.same((await s.get('/v1/spaces')).body.spaces.map((x: { name: string; tags: boolean }) => [x.name, x.tags]), [['plain', false], ['tagged', false]]);
+  const bad = await s.request('POST', '/v1/spaces', { json: { name: 'x', tags: 'yes' } });
+  t.equal(bad.status, 400);
+  t.same(bad.body, { errors: { params: { tags: ['must be true or false'] } } });
 });

@@ -22,8 +22,8 @@ t.test('the three layouts give the same measurements', async (t) => {
   t.same(strip(byName), strip(byIndex));
   t.same(strip(byName), strip(asArray));
   t.same(strip(byName), [
-    { kind: 'gauge', name: 'cpu.load', source: 'web1', time: NOW, metric: {}, value: 1.5 },
-    { kind: 'counter', name: 'reqs', source: null, time: NOW, metric: {}, value: 10 },
+    { kind: 'gauge', name: 'cpu.load', spelling: 'CPU.load', source: 'web1', time: NOW, metric: {}, value: 1.5 },
+    { kind: 'counter', name: 'reqs', spelling: 'reqs', source: null, time: NOW, metric: {}, value: 10 },
   ]);
 });
 

@@ -50,7 +50,7 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
     const page = parsePage(ctx.query, ['name']);
     const all = await deps.catalog.list(accountId(ctx));
     const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
-    const matching = filter ? all.filter((m) => m.name.includes(filter)) : all;
+    const matching = filter ? all.filter((m) => m.name.toLowerCase().includes(filter)) : all;
     const { query, items } = paginate(matching, all.length, page);
     ctx.body = { query, metrics: items.map(metricView) };
   });

@@ -23,24 +23,24 @@ export function spacesRoutes(deps: SpacesDeps): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/spaces' });
   const spaceId = (ctx: Ctx) => pathId(ctx.params.id, 'Space');
   const chartId = (ctx: Ctx) => pathId(ctx.params.chart_id, 'Chart');
-  const view = async (ctx: Ctx, chart: ChartRecord) => chartView(chart, await deps.spaces.streamTypes(accountId(ctx), chart));
+  const view = async (ctx: Ctx, chart: ChartRecord) => chartView(chart, await deps.spaces.streamInfo(accountId(ctx), chart));
 
   r.get('/', async (ctx) => {
     const { query, items } = await pageByName(ctx, () => deps.spaces.list(accountId(ctx)), (s) => s.name);
-    ctx.body = { query, spaces: items.map((s) => ({ id: s.id, name: s.name })) };
+    ctx.body = { query, spaces: items.map((s) => ({ id: s.id, name: s.name, tags: s.tags ?? false })) };
   });
 
   r.post('/', async (ctx) => {
     const space = await deps.spaces.create(accountId(ctx), validateSpace(body(ctx), isForm(ctx)));
     ctx.status = 201;
     ctx.set('Location', `/v1/spaces/${space.id}`);
-    ctx.body = { id: space.id, name: space.name };
+    ctx.body = { id: space.id, name: space.name, tags: space.tags ?? false };
   });
 
   r.get('/:id', async (ctx) => {
     const space = await deps.spaces.get(accountId(ctx), spaceId(ctx));
     const charts = await deps.spaces.chartIdsOf(accountId(ctx), space.id);
-    ctx.body = { name: space.name, id: space.id, charts: charts.map((id) => ({ id })) };
+    ctx.body = { name: space.name, id: space.id, tags: space.tags ?? false, charts: charts.map((id) => ({ id })) };
   });
 
   r.put('/:id', async (ctx) => {

@@ -89,7 +89,7 @@ export function chartSchema(create: boolean) {
     min: optionalNumber,
     max: optionalNumber,
     label: optionalText,
-    related_space: { type: ['integer', 'null'], minimum: 1 },
+    related_space: { type: ['integer', 'null'] },
     thresholds: { type: ['array', 'null'], maxItems: MAX_THRESHOLDS, items: thresholdSchema },
   } satisfies Record<ChartField, unknown>;
   return {
@@ -108,6 +108,7 @@ export const spaceSchema = {
   additionalProperties: false,
   properties: {
     name: nameSchema,
+    tags: { type: 'boolean' },
     // echoes of a GET body; server-owned, ignored
     id: {},
     charts: {},
