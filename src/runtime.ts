@@ -14,6 +14,7 @@ import { ApiError } from './errors.js';
 import { MetricCatalog, type MetricInput } from './domain/metrics.js';
 import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
+import { Sources } from './domain/sources.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -33,6 +34,8 @@ export interface Runtime {
   catalog: MetricCatalog;
   spaces: Spaces;
   annotations: Annotations;
+  /** display names of the legacy sources */
+  sources: Sources;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
@@ -85,6 +88,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
       return m && { type: m.type, name: m.name };
     }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
+    sources: new Sources(store, commit),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],

@@ -1,6 +1,10 @@
 // Name rules shared by every resource that stores metric names.
 
 export const METRIC_NAME = /^[A-Za-z0-9.:_-]{1,255}$/;
+
+/** Sources (the legacy API's, stored as the `source` tag, lower-cased). */
+export const SOURCE = /^[A-Za-z0-9.:_-]{1,255}$/;
+export const SOURCE_MESSAGE = 'must be 1-255 characters of letters, digits, . : - _';
 export const METRIC_NAME_MESSAGE = 'must be 1-255 characters of letters, digits, . : - _';
 
 /** The metric namespace is case-insensitive: this is the stored, canonical form. */

@@ -6,7 +6,7 @@ import { ApiError, type ParamErrors, fieldErrors } from '../errors.js';
 import { checkElement, compileBoth } from '../schema/validate.js';
 import type { MetricInput } from '../domain/metrics.js';
 import { attributesSchema } from '../domain/metric-attributes.js';
-import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
+import { METRIC_NAME, METRIC_NAME_MESSAGE, SOURCE, SOURCE_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { valueSample, type Sample, type TagPairs } from '../tsdb/sample.js';
 import type { MetricUse } from './pipeline.js';
 import { withinExponentLimits } from './float-limits.js';
@@ -36,8 +36,7 @@ export interface SourcedMeasurement {
   path: string;
 }
 
-export const SOURCE = /^[A-Za-z0-9.:_-]{1,255}$/;
-export const SOURCE_MESSAGE = 'must be 1-255 characters of letters, digits, . : - _';
+export { SOURCE, SOURCE_MESSAGE };
 
 const elementSchema = {
   type: 'object',

@@ -37,6 +37,8 @@ export interface SeriesStore {
   /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
+  /** The distinct values of one tag across all the account's series. */
+  tagValues(account: number, tag: string): Set<string>;
 }
 
 export class Engine implements SeriesStore {
@@ -91,6 +93,10 @@ export class Engine implements SeriesStore {
 
   select(account: number, metric: string, expr: TagExpr): SeriesRef[] {
     return this.st.index.select(account, metric, expr);
+  }
+
+  tagValues(account: number, tag: string): Set<string> {
+    return this.st.index.tagValues(account, tag);
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {

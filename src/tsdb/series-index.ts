@@ -80,6 +80,15 @@ export class SeriesIndex {
     return refs;
   }
 
+  /** The distinct values of one tag across every metric of the account (the legacy sources). */
+  tagValues(account: number, name: string): Set<string> {
+    const out = new Set<string>();
+    for (const ms of this.accounts.get(account)?.values() ?? []) {
+      for (const v of ms.postings.get(name)?.keys() ?? []) out.add(v);
+    }
+    return out;
+  }
+
   /** Series of a metric matching `expr`, in no particular order. */
   select(account: number, metric: string, expr: TagExpr): SeriesRef[] {
     const ms = this.accounts.get(account)?.get(metric);

@@ -7,13 +7,14 @@ import { spacesRoutes, type SpacesDeps } from './spaces.js';
 import { annotationsRoutes, type AnnotationsDeps } from './annotations.js';
 import { measurementsRoutes, type MeasurementsDeps } from './measurements.js';
 import { gaugesRoutes, type GaugesDeps } from './gauges.js';
+import { sourcesRoutes, type SourcesDeps } from './sources.js';
 
 /**
  * What the routers use, together (the runtime provides it). Each router takes only its
  * own part; they read it per request, so a config reload reaches them at once.
  */
-export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps;
+export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps & SourcesDeps;
 
 export function apiRouters(deps: ApiDeps): Router<RequestState>[] {
-  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps)];
+  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps), sourcesRoutes(deps)];
 }
