@@ -15,6 +15,7 @@ import { MetricCatalog, type MetricInput } from './domain/metrics.js';
 import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
 import { Sources } from './domain/sources.js';
+import { CardinalityGuard } from './ingest/cardinality.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -36,6 +37,8 @@ export interface Runtime {
   annotations: Annotations;
   /** display names of the legacy sources */
   sources: Sources;
+  /** the per-account limit on new series an hour */
+  cardinality: CardinalityGuard;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
@@ -89,6 +92,9 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     sources: new Sources(store, commit),
+    cardinality: new CardinalityGuard(() => rt.config.limits.new_series_per_hour, (account) => {
+      metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });
+    }),
     limiter: new RateLimiter(config.limits.rate_limit),
     ready: true,
     closers: [],

@@ -38,6 +38,13 @@ export class SelfMetrics {
     registers: [this.registry],
   });
 
+  readonly ingestRejected = new Counter({
+    name: 'gaugeway_ingest_rejected_total',
+    help: 'Write requests refused by an ingest limit, by reason and account (e-mail)',
+    labelNames: ['reason', 'account'] as const,
+    registers: [this.registry],
+  });
+
   readonly ingestedSamples = new Counter({
     name: 'gaugeway_ingest_samples_total',
     help: 'Measurements stored, by the API they came through',

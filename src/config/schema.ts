@@ -81,6 +81,10 @@ export const configSchema = {
         body_bytes: { ...size, minimum: 1024, default: 5242880, reload: 'restart' },
         max_body_depth: { type: 'integer', minimum: 2, maximum: 64, default: 12, reload: 'restart' },
         tags_per_measurement: { type: 'integer', minimum: 1, maximum: 50, default: 50, reload: 'live' },
+        new_series_per_hour: {
+          type: 'integer', minimum: 0, default: 40000, reload: 'live',
+          description: 'new series (tag sets) each account may create in any hour; 0: no limit',
+        },
         batch_job_threshold: {
           type: 'integer', minimum: 1, default: 50, reload: 'live',
           description: 'batch metric updates/deletes touching more metrics than this run as a background job (202)',

@@ -37,6 +37,8 @@ export interface Config {
     body_bytes: number;
     max_body_depth: number;
     tags_per_measurement: number;
+    /** new series an account may create in any hour; 0: no limit */
+    new_series_per_hour: number;
     batch_job_threshold: number;
     rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
   };

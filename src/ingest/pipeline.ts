@@ -6,10 +6,13 @@ import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
 import type { Sample } from '../tsdb/sample.js';
 import { aggregated, aggregationPeriod } from './aggregate.js';
+import type { CardinalityGuard } from './cardinality.js';
 
 export interface IngestDeps {
   catalog: MetricCatalog;
   engine: SeriesStore;
+  /** the per-account limit on new series an hour (absent: no limit) */
+  cardinality?: CardinalityGuard;
 }
 
 export interface IngestResult {
@@ -44,6 +47,8 @@ export async function ingest(
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
     if (type && existing.type !== type) throw paramError(at, `${name} is a ${existing.type}; it cannot take ${type} measurements`);
   }
+  // still before anything is created: a refused request leaves no trace
+  if (deps.cardinality) deps.cardinality.admit(account, deps.engine.unknownSeries(account, samples));
   for (const [name, { input, type, spelling }] of metricInputs) {
     const metric = await deps.catalog.ensure(account, spelling ?? name, type ?? 'gauge', input, userAgent);
     periods.set(name, metric.attributes.aggregate ? aggregationPeriod(metric.period) : null);

@@ -40,6 +40,26 @@ export class Appender {
     return st.commit.write(ops);
   }
 
+  /** The distinct series these samples would create (none of them is created here). */
+  unknown(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[] {
+    const st = this.st;
+    const out: { metric: string; tags: Sample['tags'] }[] = [];
+    let seen: Set<string> | null = null;
+    for (const s of samples) {
+      const ref = this.lastRef.get(s.tags);
+      // the append path's cache: a repeated tag set of a known series costs one lookup
+      if (ref !== undefined && ref.account === account && ref.metric === s.metric && !ref.gone) continue;
+      let key = this.tagKeys.get(s.tags);
+      if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
+      if (st.index.find(account, s.metric, key)) continue;
+      const id = `${s.metric}\x1f${key}`;
+      if ((seen ??= new Set()).has(id)) continue;
+      seen.add(id);
+      out.push({ metric: s.metric, tags: s.tags });
+    }
+    return out;
+  }
+
   /** The series of a sample, created (with its record in `ops`) on first sight. */
   private lookup(account: number, s: Sample, ops: WriteOp[]): SeriesRef {
     const st = this.st;

@@ -39,6 +39,10 @@ export interface SeriesStore {
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
   /** The distinct values of one tag across all the account's series. */
   tagValues(account: number, tag: string): Set<string>;
+  /** The distinct series these samples would create. */
+  unknownSeries(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[];
+  /** Series per metric of the account. */
+  seriesCounts(account: number): Map<string, number>;
 }
 
 export class Engine implements SeriesStore {
@@ -97,6 +101,14 @@ export class Engine implements SeriesStore {
 
   tagValues(account: number, tag: string): Set<string> {
     return this.st.index.tagValues(account, tag);
+  }
+
+  unknownSeries(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[] {
+    return this.appender.unknown(account, samples);
+  }
+
+  seriesCounts(account: number): Map<string, number> {
+    return this.st.index.seriesCounts(account);
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {

@@ -80,6 +80,12 @@ export class SeriesIndex {
     return refs;
   }
 
+  seriesCounts(account: number): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [metric, ms] of this.accounts.get(account) ?? []) out.set(metric, ms.ids.size);
+    return out;
+  }
+
   /** The distinct values of one tag across every metric of the account (the legacy sources). */
   tagValues(account: number, name: string): Set<string> {
     const out = new Set<string>();

@@ -15,6 +15,7 @@ import { composeParams, composeWindow, dynamicTagsOf, runCompose, singleParams }
 import { compositeView, persistedCompositeView } from '../views/composite.js';
 import type { MetricCatalog } from '../../domain/metrics.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
+import type { CardinalityGuard } from '../../ingest/cardinality.js';
 import type { SelfMetrics } from '../../selfmetrics.js';
 import type { Config } from '../../config/types.js';
 
@@ -22,6 +23,8 @@ import type { Config } from '../../config/types.js';
 export interface MeasurementsDeps {
   catalog: MetricCatalog;
   engine: SeriesStore;
+  /** the limit on new series an hour, checked on every write */
+  cardinality: CardinalityGuard;
   metrics: SelfMetrics;
   readonly config: Config;
 }

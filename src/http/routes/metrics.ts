@@ -18,6 +18,7 @@ import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params
 import { runSourcedQuery } from '../../query/sourced.js';
 import type { JobRunner } from '../../domain/jobs.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
+import type { CardinalityGuard } from '../../ingest/cardinality.js';
 import type { SelfMetrics } from '../../selfmetrics.js';
 import type { Config } from '../../config/types.js';
 
@@ -29,6 +30,8 @@ const validateBatchDelete = bodyValidator<{ names: string[] | string; exclude?: 
 export interface MetricsDeps {
   catalog: MetricCatalog;
   engine: SeriesStore;
+  /** the limit on new series an hour, checked on every write */
+  cardinality: CardinalityGuard;
   jobs: JobRunner;
   metrics: SelfMetrics;
   readonly config: Config;
