@@ -14,6 +14,8 @@ export interface MetricAttributes {
   summarize_function?: SummarizeFunction;
   aggregate?: boolean;
   gap_detection?: boolean;
+  /** how charts transform values for display, e.g. `x/1024` (Librato attribute the clients send) */
+  display_transform?: string | null;
   created_by_ua?: string;
 }
 
@@ -32,6 +34,7 @@ export const attributesSchema = {
     summarize_function: { enum: SUMMARIZE },
     aggregate: { type: 'boolean' },
     gap_detection: { type: 'boolean' },
+    display_transform: { type: ['string', 'null'], maxLength: 255 },
     // Server-owned; accepted so that a GET body can be PUT back, but never taken.
     created_by_ua: { type: ['string', 'null'] },
   },

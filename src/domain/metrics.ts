@@ -7,6 +7,7 @@ import { Collection } from '../store/collection.js';
 import { ApiError, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+import { transformProblem } from './transform.js';
 import type { MetricAttributes } from './metric-attributes.js';
 
 export type MetricType = 'gauge' | 'counter' | 'composite';
@@ -23,6 +24,8 @@ export interface MetricRecord {
   period: number | null;
   attributes: MetricAttributes;
   composite: string | null;
+  /** seconds a source may lag behind (Librato field the clients send); absent in older records */
+  source_lag?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -35,6 +38,7 @@ export interface MetricInput {
   period?: number | null;
   attributes?: MetricAttributes;
   composite?: string | null;
+  source_lag?: number | null;
 }
 
 /**
@@ -214,6 +218,7 @@ function newMetric(name: string, input: MetricInput, userAgent: string | null): 
     period: input.period ?? null,
     attributes: { ...cleanAttributes(input.attributes), ...(userAgent ? { created_by_ua: userAgent.slice(0, 255) } : {}) },
     composite: input.composite ?? null,
+    source_lag: input.source_lag ?? null,
     created_at: t,
     updated_at: t,
   };
@@ -231,6 +236,7 @@ function applyUpdate(existing: MetricRecord, input: MetricInput): MetricRecord {
     description: input.description !== undefined ? input.description : existing.description,
     period: input.period !== undefined ? input.period : existing.period,
     composite: input.composite !== undefined ? input.composite : existing.composite,
+    source_lag: input.source_lag !== undefined ? input.source_lag : existing.source_lag ?? null,
     attributes: { ...existing.attributes, ...cleanAttributes(input.attributes) },
     updated_at: now(),
   };
@@ -245,6 +251,11 @@ function checkRules(m: MetricRecord): void {
   if (m.type !== 'composite' && m.composite) params.composite = ['is only allowed when type is composite'];
   if (m.attributes.aggregate && m.period !== null && (m.period < 10 || m.period > 600)) {
     params.period = ['must be from 10 to 600 seconds when service-side aggregation is on'];
+  }
+  const transform = m.attributes.display_transform;
+  if (typeof transform === 'string' && transform.trim()) {
+    const problem = transformProblem(transform);
+    if (problem) params.attributes = [`display_transform ${problem}`];
   }
   if (m.type === 'counter' && (m.attributes.aggregate || m.attributes.summarize_function)) {
     params.attributes = ['summarize_function and aggregate apply to gauges only'];

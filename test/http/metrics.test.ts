@@ -159,3 +159,18 @@ async function waitForJob(s: { get(p: string): Promise<{ body: { state: string }
   }
   throw new Error('job did not finish');
 }
+
+t.test('fields the official clients send: source_lag and attributes.display_transform are stored and returned', async (t) => {
+  const s = await startTestServer(t);
+  const created = await s.request('PUT', '/v1/metrics/mem.used', { json: { source_lag: 120, attributes: { display_transform: 'x/1024' } } });
+  t.equal(created.status, 201);
+  t.match(created.body, { source_lag: 120, attributes: { display_transform: 'x/1024' } });
+  t.equal((await s.request('PUT', '/v1/metrics/mem.used', { json: { description: 'd' } })).status, 204);
+  t.match((await s.get('/v1/metrics/mem.used')).body, { source_lag: 120, attributes: { display_transform: 'x/1024' } }, 'kept by an update that does not name them');
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names: ['mem.used'], display_transform: 'x*8', source_lag: null } })).status, 204);
+  t.match((await s.get('/v1/metrics/mem.used')).body, { source_lag: null, attributes: { display_transform: 'x*8' } }, 'batch updates take them too');
+  const bad = await s.request('PUT', '/v1/metrics/mem.used', { json: { attributes: { display_transform: 'rm -rf' } } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { errors: { params: { attributes: [/^display_transform may contain only/] } } });
+  t.equal((await s.request('PUT', '/v1/metrics/mem.used', { json: { source_lag: -1 } })).status, 400);
+});

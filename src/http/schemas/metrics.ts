@@ -9,6 +9,7 @@ const metricProperties = {
   period: { type: ['integer', 'null'], minimum: 1, maximum: 86400 },
   attributes: attributesSchema,
   composite: { type: ['string', 'null'], maxLength: 8192 },
+  source_lag: { type: ['integer', 'null'], minimum: 0, maximum: 86400 },
 } as const;
 
 /** PUT /v1/metrics/:name. Fields a GET returns (name, source_lag, ...) may be echoed back. */

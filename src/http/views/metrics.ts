@@ -9,7 +9,7 @@ export function metricView(m: MetricRecord): Record<string, unknown> {
     period: m.period,
     type: m.type,
     attributes: m.attributes,
-    source_lag: null,
+    source_lag: m.source_lag ?? null,
   };
   if (m.type === 'composite') view.composite = m.composite;
   return view;
