@@ -88,3 +88,20 @@ t.test('SIGHUP on a gaugeway serve child', async (t) => {
   s.child.kill('SIGTERM');
   t.same(await s.exited, { code: 0, signal: null });
 });
+
+t.test('retention per tier and the ingest limits apply on reload', async (t) => {
+  const s = await startTestServer(t);
+  const file = join(s.dataDir, 'config.yaml');
+  const base = `data_dir: ${s.dataDir}\nhttp:\n  listen: "127.0.0.1:0"\nlog:\n  level: silent\n`;
+  const now = Math.floor(Date.now() / 1000);
+  const rawQuery = `/v1/measurements/m?start_time=${now - 36 * 3600}&resolution=1`;
+  t.equal((await s.request('POST', '/v1/measurements', { json: { measurements: [{ name: 'm', value: 1, tags: { h: 'a' } }] } })).status, 200);
+  t.equal((await s.get(rawQuery)).status, 200, 'raw data 36 h back is within the default 2 days');
+  writeFileSync(file, `${base}storage:\n  retention:\n    raw: 1d\nlimits:\n  new_series_per_hour: 1\n`);
+  t.equal(await s.server.reload(), true);
+  const refused = await s.get(rawQuery);
+  t.equal(refused.status, 400, 'raw retention of one day applies at once to queries');
+  t.match(refused.body, { errors: { request: [/resolution is unavailable/] } });
+  const limited = await s.request('POST', '/v1/measurements', { json: { measurements: [{ name: 'm', value: 1, tags: { h: 'b' } }] } });
+  t.equal(limited.status, 429, 'the new limit applies at once (one series already created this hour)');
+});
