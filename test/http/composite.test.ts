@@ -59,6 +59,7 @@ t.test('the legacy GET /v1/metrics?compose= shape', async (t) => {
     { name: 'load', value: 1, source: 'web1', measure_time: base },
     { name: 'load', value: 3, source: 'web2', measure_time: base },
   ] } })).status, 200);
+  t.equal((await s.request('PUT', '/v1/sources/web1', { json: { display_name: 'Web one' } })).status, 204);
   const compose = 's("load", "web1")';
   const r = await s.get(`/v1/metrics?compose=${enc(compose)}&start_time=${base}&end_time=${base + 59}&resolution=60`);
   t.equal(r.status, 200, JSON.stringify(r.body));
@@ -67,7 +68,7 @@ t.test('the legacy GET /v1/metrics?compose= shape', async (t) => {
   t.equal(r.body.measurements.length, 1);
   t.match(r.body.measurements[0], {
     metric: { name: 'load', type: 'gauge' }, period: 60,
-    query: { metric: 'load', source: 'web1' }, source: { name: 'web1', display_name: null },
+    query: { metric: 'load', source: 'web1' }, source: { name: 'web1', display_name: 'Web one' },
     series: [{ measure_time: base, value: 1 }],
   });
   t.ok(Array.isArray((await s.get('/v1/metrics')).body.metrics), 'without compose the list is unchanged');

@@ -17,6 +17,7 @@ import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params.js';
 import { runSourcedQuery } from '../../query/sourced.js';
 import type { JobRunner } from '../../domain/jobs.js';
+import type { Sources } from '../../domain/sources.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
 import type { CardinalityGuard } from '../../ingest/cardinality.js';
 import type { SelfMetrics } from '../../selfmetrics.js';
@@ -33,6 +34,8 @@ export interface MetricsDeps {
   /** the limit on new series an hour, checked on every write */
   cardinality: CardinalityGuard;
   jobs: JobRunner;
+  /** display names of sources, for the legacy composite answer */
+  sources: Sources;
   metrics: SelfMetrics;
   readonly config: Config;
 }
@@ -47,7 +50,9 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
       const retention = deps.config.storage.retention;
       const p = composeParams(ctx.querystring);
       const window = composeWindow(p, now, retention);
-      ctx.body = legacyCompositeView(p.compose, window.resolution, await runCompose(deps, accountId(ctx), p.compose, window, now, retention));
+      const set = await runCompose(deps, accountId(ctx), p.compose, window, now, retention);
+      const displayNames = new Map((await deps.sources.list(accountId(ctx))).map((s) => [s.name, s.display_name]));
+      ctx.body = legacyCompositeView(p.compose, window.resolution, set, displayNames);
       return;
     }
     const page = parsePage(ctx.query, ['name']);

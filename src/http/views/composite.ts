@@ -18,7 +18,8 @@ export interface LegacyCompositeView {
   }[];
 }
 
-export function legacyCompositeView(compose: string, resolution: number, set: readonly Series[]): LegacyCompositeView {
+/** `displayNames`: the display names set with PUT /v1/sources/:name, by source. */
+export function legacyCompositeView(compose: string, resolution: number, set: readonly Series[], displayNames: ReadonlyMap<string, string | null> = new Map()): LegacyCompositeView {
   return {
     compose,
     resolution,
@@ -28,7 +29,7 @@ export function legacyCompositeView(compose: string, resolution: number, set: re
         metric: s.metric,
         period: s.period,
         query: { metric: s.metric.name, source },
-        source: { name: source, display_name: null },
+        source: { name: source, display_name: source === null ? null : displayNames.get(source) ?? null },
         series: s.measurements.map((m) => ({ measure_time: m.time, value: m.value })),
       };
     }),
