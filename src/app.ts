@@ -7,6 +7,7 @@ import type { Runtime } from './runtime.js';
 import type { RequestState } from './http/state.js';
 import { errorRenderer } from './http/errors.js';
 import { requireHttps } from './http/https.js';
+import { externalLocations } from './http/external-url.js';
 import { basicAuth, rolePolicy } from './http/auth.js';
 import { rateLimit } from './http/ratelimit.js';
 import { bodyParser } from './http/body.js';
@@ -16,7 +17,8 @@ import { apiRouters } from './http/routes/index.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function buildApp(rt: Runtime): Koa<RequestState> {
-  const app = new Koa<RequestState>({ proxy: rt.config.http.trust_proxy });
+  // (Koa's own proxy switch stays off: requireHttps decides which peers' headers count)
+  const app = new Koa<RequestState>();
   app.silent = true;
   const routers = apiRouters(rt);
   // A request refused before routing (401, 429) is labelled with the route it was aimed
@@ -44,7 +46,8 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
     }
   });
   app.use(errorRenderer(rt.log, rt.metrics));
-  app.use(requireHttps());
+  app.use(requireHttps(() => rt.config.http.trust_proxy));
+  app.use(externalLocations(() => rt.config.http.external_url));
 
   const ops = opsRoutes(rt);
   app.use(ops.routes());

@@ -84,7 +84,6 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log.child({}, { level: 'warn' }));
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
-      app.proxy = next.http.trust_proxy;
       secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
       tls = nextTls;
       for (const server of [secure, plain]) {

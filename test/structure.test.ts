@@ -33,7 +33,7 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   // pure so far (parser, relabelling, config, targets); the scrape loop will feed ingest
   scrape: { values: [...LEAVES] },
   store: { values: [...LEAVES] },
-  config: { values: [...LEAVES] },
+  config: { values: ['match', ...LEAVES] },
   schema: { values: [...LEAVES] },
   match: { values: [] },
   errors: { values: [] },

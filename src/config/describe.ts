@@ -49,7 +49,9 @@ export function describeAjvError(e: ErrorObject, root: unknown, lc: LineCounter,
   } else if (e.keyword === 'pattern' && isSizeKey(segments)) {
     message = 'must be a number of bytes or a size such as 512KiB, 5MB, 1GiB';
   } else if (e.keyword === 'anyOf' && segments.length) {
-    message = 'must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y';
+    const leaf = schemaAt(segments.slice(0, -1))[segments[segments.length - 1] ?? ''];
+    const invalid = typeof leaf === 'object' && leaf !== null && 'invalid' in leaf && typeof leaf.invalid === 'string' ? leaf.invalid : null;
+    message = invalid ?? 'must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y';
   }
   const origin = origins.find((o) => o.path.every((s, i) => target[i] === s));
   if (origin) return { file: origin.label, line: 0, path: formatPath(target), message };

@@ -72,6 +72,8 @@ const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 ajv.addKeyword({ keyword: 'reload', schemaType: 'string' });
 // `unit: 'bytes'` marks size keys, whose strings (5MB) are turned into integers before validation
 ajv.addKeyword({ keyword: 'unit', schemaType: 'string' });
+// `invalid`: the message for a value none of a key's `anyOf` forms admits
+ajv.addKeyword({ keyword: 'invalid', schemaType: 'string' });
 const validate = ajv.compile<ValidConfig>(configSchema);
 
 export function loadConfig(opts: LoadOptions = {}): Config {

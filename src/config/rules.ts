@@ -2,11 +2,12 @@
 // They run after schema validation, on a config that has every key.
 import type { LineCounter } from 'yaml';
 import cron from 'node-cron';
+import { proxyEntryProblem } from '../match/address.js';
 import { lineOf, type ConfigProblem, type ValueOrigin } from './describe.js';
 
 /** The keys these rules read, in a config the schema has admitted. */
 interface Checked {
-  http: { headers_timeout_ms: number; request_timeout_ms: number };
+  http: { headers_timeout_ms: number; request_timeout_ms: number; trust_proxy: boolean | string[] };
   tls: { cert_file: string | null; key_file: string | null };
   storage: { retention_schedule: string };
 }
@@ -28,6 +29,12 @@ export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, fil
   // Node refuses to create a server whose header deadline is later than the request's.
   if (c.http.headers_timeout_ms > c.http.request_timeout_ms) {
     at(['http', 'request_timeout_ms'], 'http.request_timeout_ms', `must be at least http.headers_timeout_ms (${c.http.headers_timeout_ms})`);
+  }
+  if (Array.isArray(c.http.trust_proxy)) {
+    c.http.trust_proxy.forEach((entry, i) => {
+      const problem = proxyEntryProblem(entry);
+      if (problem) at(['http', 'trust_proxy', String(i)], `http.trust_proxy[${i}]`, problem);
+    });
   }
   // checked here so a bad expression is refused by check-config and by a reload, not thrown at scheduling
   if (!cron.validate(c.storage.retention_schedule)) {

@@ -38,8 +38,15 @@ export const configSchema = {
       default: {},
       properties: {
         listen: { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$', default: '127.0.0.1:8443', reload: 'restart' },
-        trust_proxy: { type: 'boolean', default: false, reload: 'live' },
-        external_url: { type: ['string', 'null'], default: null, reload: 'live' },
+        trust_proxy: {
+          anyOf: [{ type: 'boolean' }, { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 64 } }],
+          default: false, reload: 'live', invalid: 'must be true, false or a list of IP addresses and CIDR blocks',
+          description: 'true, false, or the IP addresses and CIDR blocks of the proxies whose X-Forwarded-Proto counts',
+        },
+        external_url: {
+          type: ['string', 'null'], pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$', default: null, reload: 'live',
+          description: 'the public base URL (scheme, host, optional path) that Location headers and links are built from',
+        },
         headers_timeout_ms: { type: 'integer', minimum: 1000, maximum: 10000, default: 10000, reload: 'live' },
         request_timeout_ms: { type: 'integer', minimum: 1000, maximum: 20000, default: 20000, reload: 'live' },
         max_connections: { type: 'integer', minimum: 1, default: 1024, reload: 'live' },

@@ -23,7 +23,8 @@ export interface Config {
     listen: string;
     host: string;
     port: number;
-    trust_proxy: boolean;
+    /** true: every peer; false: none; else the addresses and CIDR blocks of the proxies */
+    trust_proxy: boolean | string[];
     external_url: string | null;
     headers_timeout_ms: number;
     request_timeout_ms: number;

@@ -62,7 +62,7 @@ t.test('environment values: booleans, paths, and names that match no key', async
   ]);
   t.same(problems('', { GAUGEWAY_LOG__LEVEL__X: '1' }), ['environment GAUGEWAY_LOG__LEVEL__X: log.level.x: log.level has no keys below it']);
   t.same(problems('http:\n  trust_proxy: false\n', { GAUGEWAY_HTTP__TRUST_PROXY: 'maybe' }),
-    ['environment GAUGEWAY_HTTP__TRUST_PROXY: http.trust_proxy: must be boolean'], 'a bad value is blamed on the variable, not the file line');
+    ['environment GAUGEWAY_HTTP__TRUST_PROXY: http.trust_proxy: must be true, false or a list of IP addresses and CIDR blocks'], 'a bad value is blamed on the variable, not the file line');
   t.same(problems('', {}, { listen: 'nonsense' }), ['--listen: http.listen: must match pattern "^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$"']);
 });
 
@@ -115,7 +115,7 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   ].join('\n');
   t.same(problems(text), [
     '/etc/gaugeway/config.yaml:2: http.listn: unknown key "listn" (did you mean "listen"?)',
-    '/etc/gaugeway/config.yaml:3: http.trust_proxy: must be boolean',
+    '/etc/gaugeway/config.yaml:3: http.trust_proxy: must be true, false or a list of IP addresses and CIDR blocks',
     '/etc/gaugeway/config.yaml:6: storage.retention.raw: must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y',
     '/etc/gaugeway/config.yaml:8: log.level: must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
     "/etc/gaugeway/config.yaml:10: accounts[0]: must have required property 'token_sha256'",

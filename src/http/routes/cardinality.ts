@@ -6,7 +6,7 @@ import type { SeriesStore } from '../../tsdb/engine.js';
 import type { CardinalityGuard } from '../../ingest/cardinality.js';
 import type { MetricCatalog } from '../../domain/metrics.js';
 import type { Config } from '../../config/types.js';
-import { cardinalityReport } from '../../query/cardinality.js';
+import { cardinalityReport } from '../../ingest/cardinality-report.js';
 
 export interface CardinalityDeps {
   engine: SeriesStore;

@@ -1,7 +1,7 @@
 // The cardinality report of one account: the metrics with the most series, and the
 // series created in the last hour against the limit.
 import type { SeriesStore } from '../tsdb/engine.js';
-import type { CardinalityGuard, RecentSeries } from '../ingest/cardinality.js';
+import type { CardinalityGuard, RecentSeries } from './cardinality.js';
 import type { MetricCatalog } from '../domain/metrics.js';
 
 const TOP_METRICS = 20;
