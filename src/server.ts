@@ -80,8 +80,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       // Everything that can fail comes before anything is changed, so a failure
       // leaves the old configuration whole.
       // (data_dir as running: a changed one only takes effect after a restart)
-      // (the certificate in use is named at start; a reload logs only what goes wrong)
-      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log.child({}, { level: 'warn' }));
+      const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log);
       await rt.accounts.applyConfig(next.accounts);
       applyReload(rt, next);
       secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
@@ -102,12 +101,24 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     }
   };
 
+  // A self-issued server certificate is issued again 30 days before it expires: checked
+  // twice a day, so a service that runs for a year never serves an expired certificate.
+  const renewal = setInterval(() => {
+    void loadTls(rt.config, log).then((fresh) => {
+      if (fresh.fingerprint256 === tls.fingerprint256) return;
+      secure.setSecureContext({ key: fresh.key, cert: fresh.cert, minVersion: rt.config.tls.min_version });
+      tls = fresh;
+    }, (err: unknown) => log.error({ err: (err as Error).message }, 'checking the TLS certificate for renewal failed; the current one stays'));
+  }, 12 * 3600_000);
+  renewal.unref();
+
   // Two quick SIGHUPs must not interleave their account updates: one reload at a time.
   let reloading: Promise<boolean> = Promise.resolve(true);
   const reload = () => (reloading = reloading.then(applyFile));
 
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
+    clearInterval(renewal);
     rt.ready = false;
     await Promise.all([
       front.drain(rt.config.http.shutdown_timeout_ms),

@@ -21,7 +21,7 @@ t.test('librato-node pushes gauges, aggregated gauges and counters; every value 
     email: s.admin.user,
     token: s.admin.password,
     period: 60_000,
-    requestOptions: { uri: `https://127.0.0.1:${s.port}/v1/metrics`, ca: s.server.tls.cert, maxAttempts: 1 },
+    requestOptions: { uri: `https://127.0.0.1:${s.port}/v1/metrics`, ca: s.server.tls.ca, maxAttempts: 1 },
   });
   librato.on('error', (err: Error) => t.fail(`librato-node reported ${err.message}`));
 

@@ -49,7 +49,7 @@ async function startStatsd(t: Test, s: TestServer, librato: Record<string, unkno
     librato: { email: s.admin.user, token: s.admin.password, api: `https://127.0.0.1:${s.port}`, skipInternalMetrics: true, ...librato },
   })})`);
   const child = spawn(process.execPath, [STATSD, file], {
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: join(s.dataDir, 'tls', 'cert.pem') },
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: join(s.dataDir, 'tls', 'ca.pem') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

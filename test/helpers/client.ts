@@ -14,8 +14,9 @@ export function initialCredentials(dataDir: string): Credentials {
   return { user: /^email: (.*)$/m.exec(text)![1]!, password: /^token: (.*)$/m.exec(text)![1]! };
 }
 
+/** The local CA that issued the server certificate: what a client trusts. */
 export function selfSignedCa(dataDir: string): string {
-  return readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+  return readFileSync(join(dataDir, 'tls', 'ca.pem'), 'utf8');
 }
 
 export function basic(c: Credentials): string {

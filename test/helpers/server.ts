@@ -59,7 +59,7 @@ export async function startTestServer(t: Test, yaml = '', opts: { dataDir?: stri
   const load = () => loadConfig({ file, env: {} });
   const config = load();
   const server = await startServer(config, createLogger(config.log.level), { load });
-  const ca = server.tls.cert;
+  const ca = server.tls.ca;
   const creds = readFileSync(join(dataDir, 'initial-credentials'), 'utf8');
   const admin = { user: /^email: (.*)$/m.exec(creds)![1]!, password: /^token: (.*)$/m.exec(creds)![1]! };
   const agent = new https.Agent({ ca, keepAlive: true });

@@ -12,7 +12,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function start(t: Test, dir: string, extra = '') {
   const { server, log } = await startLogged(t, dir, extra, 'debug');
-  const get = (path: string, auth?: { user: string; password: string }) => httpsRequest(server.port, server.tls.cert, 'GET', path, { auth });
+  const get = (path: string, auth?: { user: string; password: string }) => httpsRequest(server.port, server.tls.ca, 'GET', path, { auth });
   return { server, log, get };
 }
 
@@ -56,7 +56,7 @@ t.test('config-file accounts authenticate with the token whose SHA-256 is config
   t.equal((await s.get('/v1/metrics', { user: 'ops@example.com', password: sha256(opsToken) })).status, 401, 'the hash itself is not a password');
   const viewer = { user: 'watcher@example.com', password: viewerToken };
   t.equal((await s.get('/v1/metrics', viewer)).status, 200);
-  const put = await httpsRequest(s.server.port, s.server.tls.cert, 'PUT', '/v1/metrics/x', { auth: viewer, json: { type: 'gauge' } });
+  const put = await httpsRequest(s.server.port, s.server.tls.ca, 'PUT', '/v1/metrics/x', { auth: viewer, json: { type: 'gauge' } });
   t.equal(put.status, 403, 'the configured role is enforced');
   t.notOk(s.log.text().includes(opsToken));
 });

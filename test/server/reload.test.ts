@@ -47,7 +47,7 @@ t.test('in process: bad file kept out, good file applied', async (t) => {
   t.equal(s.server.rt.config.limits.body_bytes, 5242880, 'a restart-only key keeps its running value');
   t.equal(s.server.rt.retention.scheduled, '5 4 * * *', 'storage.retention_schedule applies without a restart');
   const tls12 = await new Promise<string>((resolve) => {
-    const socket = tlsConnect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.cert, maxVersion: 'TLSv1.2' });
+    const socket = tlsConnect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.ca, maxVersion: 'TLSv1.2' });
     socket.on('secureConnect', () => { socket.destroy(); resolve('connected'); });
     socket.on('error', (err) => resolve(err.message));
   });

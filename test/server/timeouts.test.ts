@@ -21,7 +21,7 @@ t.test('unfinished headers are cut off at headers_timeout_ms', async (t) => {
   const s = await startTestServer(t, 'http:\n  listen: "127.0.0.1:0"\n  headers_timeout_ms: 1000\n  request_timeout_ms: 1000\n');
   const plain = await stall(net.connect(s.port, '127.0.0.1'));
   t.match(plain, /^HTTP\/1\.1 408 /, 'plain HTTP');
-  const secure = await stall(tls.connect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.cert }));
+  const secure = await stall(tls.connect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.ca }));
   t.match(secure, /^HTTP\/1\.1 408 /, 'HTTPS');
   t.equal((await s.get('/health', { auth: null })).status, 200, 'other clients are served meanwhile');
 });
