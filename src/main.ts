@@ -11,6 +11,8 @@ usage: gaugeway <command> [options]
   tokens create|list|disable|enable|rotate ...                   manage API tokens
   store repair [--config FILE] [--data-dir DIR]                  repair a database that will not open (service stopped)
   store compact [--config FILE] [--data-dir DIR]                 expire, merge and compact chunks now (service stopped)
+  backup DIR [--config FILE] [--data-dir DIR]                    a consistent copy of the data, while the service runs
+  restore DIR [--config FILE] [--data-dir DIR]                   restore a backup into a new data dir (service stopped)
   version                                                        print the version
 
 The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,
@@ -34,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'accounts': return await (await import('./cli/accounts.js')).accountsCommand(rest);
       case 'tokens': return await (await import('./cli/accounts.js')).tokensCommand(rest);
       case 'store': return await (await import('./cli/store.js')).storeCommand(rest);
+      case 'backup': return await (await import('./cli/backup.js')).backupCommand(rest);
+      case 'restore': return await (await import('./cli/backup.js')).restoreCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:

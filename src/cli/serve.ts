@@ -4,6 +4,7 @@ import { createLogger } from '../log.js';
 import { startServer } from '../server.js';
 import { parse, configOption } from './args.js';
 import { checkDataDir, checkPort, listenProblem } from './preflight.js';
+import { restoreMarkerProblem } from './backup.js';
 import { GaugewayError } from '../errors.js';
 
 const USAGE = `usage:
@@ -28,6 +29,8 @@ export async function serve(args: string[]): Promise<number> {
   try {
     // before anything is written: a start bound to fail leaves no half-made data dir
     checkDataDir(config.data_dir);
+    const unfinished = restoreMarkerProblem(config.data_dir);
+    if (unfinished) throw new GaugewayError('E_RESTORE_INCOMPLETE', unfinished);
     await checkPort(config.http.host, config.http.port);
     server = await startServer(config, log, { load });
   } catch (err) {

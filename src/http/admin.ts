@@ -3,12 +3,17 @@
 // Reaching the socket at all needs the service user's (or root's) file permissions,
 // which is the authentication.
 import Koa from 'koa';
+import { Readable } from 'node:stream';
 import { koaBody } from 'koa-body';
 import { AccountError, type AccountDirectory } from '../auth/accounts.js';
 import { findOperation } from '../auth/admin-operations.js';
 import type { Logger } from '../log.js';
 
-export function buildAdminApp(accounts: () => AccountDirectory, log: Logger): Koa {
+/**
+ * `snapshot`: the database as frames (store/snapshot.ts), for `gaugeway backup` while the
+ * service runs; the CLI writes the files, as its own user, wherever the operator says.
+ */
+export function buildAdminApp(accounts: () => AccountDirectory, log: Logger, snapshot?: () => AsyncIterable<Buffer>): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(async (ctx, next) => {
@@ -25,6 +30,12 @@ export function buildAdminApp(accounts: () => AccountDirectory, log: Logger): Ko
   });
   app.use(koaBody({ json: true, urlencoded: false, multipart: false, jsonLimit: 65536 }));
   app.use(async (ctx) => {
+    if (snapshot && ctx.method === 'GET' && ctx.path === '/backup') {
+      log.info('backup started: streaming a snapshot of the database to the CLI');
+      ctx.type = 'application/octet-stream';
+      ctx.body = Readable.from(snapshot());
+      return;
+    }
     const found = findOperation(ctx.method, ctx.path);
     if (!found) {
       ctx.status = 404;
