@@ -13,6 +13,8 @@ usage: gaugeway <command> [options]
   store compact [--config FILE] [--data-dir DIR]                 expire, merge and compact chunks now (service stopped)
   backup DIR [--config FILE] [--data-dir DIR]                    a consistent copy of the data, while the service runs
   restore DIR [--config FILE] [--data-dir DIR]                   restore a backup into a new data dir (service stopped)
+  export FILE [--config FILE] [--data-dir DIR]                   metrics, spaces, charts, annotation streams as JSON
+  import FILE [--config FILE] [--data-dir DIR]                   create or update those definitions by name
   version                                                        print the version
 
 The config file is --config, else $GAUGEWAY_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml,
@@ -38,6 +40,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'store': return await (await import('./cli/store.js')).storeCommand(rest);
       case 'backup': return await (await import('./cli/backup.js')).backupCommand(rest);
       case 'restore': return await (await import('./cli/backup.js')).restoreCommand(rest);
+      case 'export': return await (await import('./cli/export-import.js')).exportCommand(rest);
+      case 'import': return await (await import('./cli/export-import.js')).importCommand(rest);
       case 'version': case '--version': console.log(`gaugeway ${version()}`); return 0;
       case 'help': case '--help': case '-h': console.log(HELP); return 0;
       default:

@@ -11,6 +11,7 @@ import { holdRestartKeys, changedLiveKeys } from './config/reload-marks.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { snapshotFrames } from './store/snapshot.js';
+import { exportDefinitions, importDefinitions } from './cli/definitions.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { createFrontDoor } from './http/front-door.js';
 import { adminSocketPath } from './admin-socket.js';
@@ -140,7 +141,11 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
     return null;
   }
   if (existsSync(path)) rmSync(path, { force: true }); // left by a killed process; we hold the DB lock, so it is stale
-  const server = http.createServer(buildAdminApp(() => rt.accounts, rt.log.child({ component: 'admin' }), () => snapshotFrames(rt.store.db)).callback());
+  const server = http.createServer(buildAdminApp(() => rt.accounts, rt.log.child({ component: 'admin' }), {
+    snapshot: () => snapshotFrames(rt.store.db),
+    exportDefinitions: () => exportDefinitions(rt),
+    importDefinitions: (body) => importDefinitions(rt, body),
+  }).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // the socket is created 0600 (the bind happens inside listen()), not chmod-ed after a

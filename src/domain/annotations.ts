@@ -119,6 +119,20 @@ export class Annotations {
     return { stream, event };
   }
 
+  /** A stream without events (definitions import): created if missing; returns whether it was. */
+  ensureStream(accountId: number, rawName: string, displayName: string | null): Promise<'created' | 'updated' | 'unchanged'> {
+    if (!METRIC_NAME.test(rawName)) throw paramErrors({ name: [METRIC_NAME_MESSAGE] });
+    const name = canonicalMetricName(rawName);
+    const problem = displayName ? displayTextProblem(displayName) : null;
+    if (problem) throw paramErrors({ display_name: [problem] });
+    return this.lock.run(accountId, async () => {
+      const stream = await this.streams.get(accountId, name);
+      if (stream && stream.display_name === (displayName || null)) return 'unchanged';
+      await this.commit.write([this.streams.put(accountId, name, { name, display_name: displayName || null, created_at: stream?.created_at ?? now() })]);
+      return stream ? 'updated' : 'created';
+    });
+  }
+
   /** Adds an event, creating the stream on first use. */
   addEvent(accountId: number, rawName: string, input: EventInput): Promise<{ stream: AnnotationStream; event: AnnotationEvent }> {
     if (!METRIC_NAME.test(rawName)) throw paramErrors({ name: [METRIC_NAME_MESSAGE] });

@@ -7,13 +7,20 @@ import { Readable } from 'node:stream';
 import { koaBody } from 'koa-body';
 import { AccountError, type AccountDirectory } from '../auth/accounts.js';
 import { findOperation } from '../auth/admin-operations.js';
+import { GaugewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 
-/**
- * `snapshot`: the database as frames (store/snapshot.ts), for `gaugeway backup` while the
- * service runs; the CLI writes the files, as its own user, wherever the operator says.
- */
-export function buildAdminApp(accounts: () => AccountDirectory, log: Logger, snapshot?: () => AsyncIterable<Buffer>): Koa {
+/** What the admin socket offers beyond accounts and tokens, while the service runs. */
+export interface AdminExtras {
+  /** the database as frames (store/snapshot.ts), for `gaugeway backup`: the CLI writes the files, as its own user */
+  snapshot?: () => AsyncIterable<Buffer>;
+  /** `gaugeway export` / `import` */
+  exportDefinitions?: () => Promise<unknown>;
+  importDefinitions?: (body: unknown) => Promise<unknown>;
+}
+
+export function buildAdminApp(accounts: () => AccountDirectory, log: Logger, extras: AdminExtras = {}): Koa {
+  const { snapshot } = extras;
   const app = new Koa();
   app.silent = true;
   app.use(async (ctx, next) => {
@@ -28,12 +35,26 @@ export function buildAdminApp(accounts: () => AccountDirectory, log: Logger, sna
       ctx.body = { errors: { request: [status === 500 ? 'internal error; the service log has details' : e.message] } };
     }
   });
-  app.use(koaBody({ json: true, urlencoded: false, multipart: false, jsonLimit: 65536 }));
+  // (definitions files can be large: the socket is reachable by root and the service user only)
+  app.use(koaBody({ json: true, urlencoded: false, multipart: false, jsonLimit: 64 * 1024 * 1024 }));
   app.use(async (ctx) => {
     if (snapshot && ctx.method === 'GET' && ctx.path === '/backup') {
       log.info('backup started: streaming a snapshot of the database to the CLI');
       ctx.type = 'application/octet-stream';
       ctx.body = Readable.from(snapshot());
+      return;
+    }
+    if (ctx.path === '/definitions' && ctx.method === 'GET' && extras.exportDefinitions) {
+      ctx.body = await extras.exportDefinitions();
+      return;
+    }
+    if (ctx.path === '/definitions' && ctx.method === 'POST' && extras.importDefinitions) {
+      try {
+        ctx.body = await extras.importDefinitions(ctx.request.body);
+      } catch (err) {
+        if (err instanceof GaugewayError) throw Object.assign(new Error(err.message), { status: 400 });
+        throw err;
+      }
       return;
     }
     const found = findOperation(ctx.method, ctx.path);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { runCli } from '../helpers/cli.js';
 
-for (const command of ['serve', 'check-config', 'accounts', 'tokens', 'store']) {
+for (const command of ['serve', 'check-config', 'accounts', 'tokens', 'store', 'backup', 'restore', 'export', 'import']) {
   t.test(`gaugeway ${command} --help`, async (t) => {
     const r = await runCli([command, '--help']);
     t.equal(r.code, 0);
