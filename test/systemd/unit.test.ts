@@ -44,3 +44,18 @@ t.test('systemd-analyze verify', { skip: analyzer ? false : 'systemd-analyze is 
     t.match(r.output, `Command ${INSTALLED} is not executable`);
   }
 });
+
+t.test('systemd-analyze security: the exposure score stays at 1.7 or better', { skip: analyzer ? false : 'systemd-analyze is not installed here (Debian package systemd)' }, async (t) => {
+  const dir = tempDir(t, 'gw-unit-');
+  const file = join(dir, 'gaugeway.service');
+  writeFileSync(file, UNIT.replaceAll(INSTALLED, join(ROOT, 'bin/gaugeway.js')));
+  const output = await new Promise<string>((resolve) => {
+    execFile('systemd-analyze', ['security', '--offline=true', file], (_err, stdout, stderr) => resolve(stdout + stderr));
+  });
+  const score = Number(/Overall exposure level for gaugeway\.service: ([\d.]+)/.exec(output)?.[1]);
+  if (Number.isNaN(score)) {
+    t.comment(`this systemd-analyze cannot rate a unit offline (needs systemd 250 or newer): ${output.split('\n')[0]}`);
+    return;
+  }
+  t.ok(score <= 1.7, `exposure ${score} (1.7 when this test was written; lower is better)`);
+});
