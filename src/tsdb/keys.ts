@@ -9,8 +9,20 @@ const TIER_OF_CHAR: Record<string, Tier> = Object.fromEntries(TIERS.map((t) => [
 /**
  * Head windows (and raw and 60 s chunks) cover aligned windows of this many seconds,
  * a multiple of 3600 so that no rollup bucket straddles two of them.
+ * GW_TEST_WINDOW_SECONDS (a multiple of 300) shortens it for soak runs, so that window
+ * boundaries fall inside one run (`npm run soak -- --window-seconds`); a rollup bucket may
+ * then be written in two parts, which reads merge. Test use only: a data dir must always
+ * be opened with the window it was written with.
  */
-export const WINDOW = 21600;
+export const WINDOW = testWindow() ?? 21600;
+
+function testWindow(): number | null {
+  const raw = process.env.GW_TEST_WINDOW_SECONDS;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 300 || n % 300 !== 0) throw new Error(`GW_TEST_WINDOW_SECONDS must be a multiple of 300 seconds, not ${raw}`);
+  return n;
+}
 
 /** Window length per tier: coarser tiers group more time into one chunk (96-384 points). */
 export const TIER_WINDOW: Record<Tier, number> = { 0: WINDOW, 60: WINDOW, 900: 16 * WINDOW, 3600: 64 * WINDOW };

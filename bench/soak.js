@@ -1,0 +1,164 @@
+// `npm run soak -- --minutes 60 --rate 5000 --shape dense|wide [--window-seconds S]`
+// A steady load against a fresh service started here (child process, temp data dir,
+// storage.sync on): 4 writers posting `rate` samples/s (50 measurements a request) plus
+// 10 queries/s (15-minute and 1-hour reads, every third one grouped). Every minute it
+// prints samples/s held, write and read p50/p99, errors, RSS and the data dir's size;
+// at the end a verdict against issue 9's bars.
+//   dense: 200 series over 5 metrics, each at rate/200 samples/s, times up to 30 s old
+//          (so slightly out of order);
+//   wide:  rate x 10 series (50,000 at 5,000/s), one point per series every 10 s.
+// --window-seconds shortens the engine's window (test knob GW_TEST_WINDOW_SECONDS) so
+// several window boundaries fall inside one run.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opt } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '60' }, rate: { type: 'string', default: '5000' },
+    shape: { type: 'string', default: 'dense' }, 'window-seconds': { type: 'string' }, 'queries-per-second': { type: 'string', default: '10' },
+  },
+});
+const MINUTES = Number(opt.minutes);
+const RATE = Number(opt.rate);
+const QPS = Number(opt['queries-per-second']);
+const SHAPE = opt.shape;
+if (!['dense', 'wide'].includes(SHAPE) || !(MINUTES > 0) || !(RATE > 0)) {
+  console.error('usage: npm run soak -- --minutes N --rate SAMPLES_PER_S --shape dense|wide [--window-seconds S]');
+  process.exit(2);
+}
+const WRITERS = 4;
+const PER_REQUEST = 50;
+const METRICS = 5;
+const SERIES = SHAPE === 'dense' ? 200 : RATE * 10;
+
+const pct = (xs, p) => { if (!xs.length) return 0; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))]; };
+
+function startServer(config, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      try {
+        const rec = JSON.parse(line);
+        if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
+        if (rec.level === 'error' || rec.level === 'fatal') console.error('server:', line);
+      } catch { /* not JSON */ }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-soak-'));
+const config = join(dir, 'config.yaml');
+writeFileSync(config, [
+  `data_dir: ${join(dir, 'data')}`, 'http:', '  listen: "127.0.0.1:0"', 'log:', '  level: warn',
+  'limits:', '  new_series_per_hour: 0', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
+  'storage:', '  sync: true',
+].join('\n'));
+const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+if (opt['window-seconds']) env.GW_TEST_WINDOW_SECONDS = opt['window-seconds'];
+const { child, port } = await startServer(config, env);
+const creds = readFileSync(join(dir, 'data', 'initial-credentials'), 'utf8');
+const auth = 'Basic ' + Buffer.from(`${/^email: (.*)$/m.exec(creds)[1]}:${/^token: (.*)$/m.exec(creds)[1]}`).toString('base64');
+const agent = new https.Agent({ keepAlive: true, maxSockets: WRITERS + 4, rejectUnauthorized: false });
+
+function request(method, path, body) {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const req = https.request({ host: '127.0.0.1', port, method, path, agent, headers: { authorization: auth, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ ok: res.statusCode < 300, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+    });
+    req.on('error', (err) => resolve({ ok: false, status: err.code, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+    req.end(body);
+  });
+}
+
+const seriesTags = (i) => ({ host: `host-${i % (SERIES / METRICS)}`, region: `region-${i % 5}` });
+let cursor = 0;
+/** One request's body: the next 50 series in turn, times as the shape says. */
+function body() {
+  const now = Math.floor(Date.now() / 1000);
+  const measurements = [];
+  for (let k = 0; k < PER_REQUEST; k++) {
+    const i = cursor++ % SERIES;
+    const time = SHAPE === 'dense' ? now - Math.floor(Math.random() * 30) : now;
+    measurements.push({ name: `soak.m${i % METRICS}`, value: Math.round(Math.random() * 10000) / 100, time, tags: seriesTags(i) });
+  }
+  return JSON.stringify({ measurements });
+}
+
+let minute = { written: 0, writes: [], reads: [], errors: 0 };
+let stopping = false;
+const perWriter = RATE / PER_REQUEST / WRITERS; // requests per second each
+const t0 = Date.now();
+async function writer() {
+  for (let n = 0; !stopping; n++) {
+    const due = t0 + (n / perWriter) * 1000;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (stopping) break;
+    const r = await request('POST', '/v1/measurements', body());
+    if (r.ok) { minute.written += PER_REQUEST; minute.writes.push(r.ms); } else minute.errors++;
+  }
+}
+async function reader() {
+  for (let n = 0; !stopping; n++) {
+    const due = t0 + (n / QPS) * 1000;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (stopping) break;
+    const span = n % 2 ? 3600 : 900;
+    const grouped = n % 3 === 0 ? '&group_by=region&group_by_function=sum' : `&tags[host]=host-${n % 40}`;
+    const r = await request('GET', `/v1/measurements/soak.m${n % METRICS}?duration=${span}&resolution=60${grouped}`);
+    if (r.ok) minute.reads.push(r.ms); else minute.errors++;
+  }
+}
+
+function rssMb() {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+  return Number(m[1]) / 1024;
+}
+const rows = [];
+console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
+console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | RSS MB | data MB |');
+console.log('|---|---|---|---|---|---|---|');
+const tasks = [...Array.from({ length: WRITERS }, writer), reader()];
+for (let m = 1; m <= MINUTES; m++) {
+  await new Promise((r) => setTimeout(r, t0 + m * 60_000 - Date.now()));
+  const cur = minute;
+  minute = { written: 0, writes: [], reads: [], errors: 0 };
+  const row = {
+    minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
+    errors: cur.errors, rss: rssMb(), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+  };
+  rows.push(row);
+  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.data.toFixed(1)} |`);
+}
+stopping = true;
+await Promise.all(tasks);
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+rmSync(dir, { recursive: true, force: true });
+
+// the bars of issue 9 (write p99 500 ms at the scrape rate of 20,000/s)
+const writeBar = RATE >= 20000 ? 500 : 250;
+const warm = rows.filter((r) => r.minute > 10);
+const base = warm[0]?.rss;
+const growth = base ? (Math.max(...warm.map((r) => r.rss)) - base) / base : null;
+const checks = [
+  [`every minute holds >= ${Math.round(RATE * 0.98)} samples/s`, rows.every((r) => r.held >= RATE * 0.98)],
+  [`write p99 <= ${writeBar} ms every minute`, rows.every((r) => r.w99 <= writeBar)],
+  ['read p99 <= 500 ms every minute', rows.every((r) => r.r99 <= 500)],
+  ['no errors', rows.every((r) => r.errors === 0)],
+  [growth === null ? 'RSS growth after a 10-minute warm-up: run longer than 10 minutes to judge' : `RSS growth after a 10-minute warm-up <= 10 % (${(growth * 100).toFixed(1)} %)`, growth === null ? null : growth <= 0.1],
+];
+console.log('\nverdict:');
+for (const [text, ok] of checks) console.log(`  ${ok === null ? 'n/a ' : ok ? 'met ' : 'NOT met'}  ${text}`);
+process.exitCode = checks.every(([, ok]) => ok !== false) ? 0 : 1;
