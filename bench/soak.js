@@ -57,7 +57,7 @@ function startServer(config, env) {
 const dir = mkdtempSync(join(tmpdir(), 'gw-soak-'));
 const config = join(dir, 'config.yaml');
 writeFileSync(config, [
-  `data_dir: ${join(dir, 'data')}`, 'http:', '  listen: "127.0.0.1:0"', 'log:', '  level: warn',
+  `data_dir: ${join(dir, 'data')}`, 'http:', '  listen: "127.0.0.1:0"', 'log:', '  level: info',
   'limits:', '  new_series_per_hour: 0', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
   'storage:', '  sync: true',
 ].join('\n'));
@@ -94,7 +94,7 @@ function body() {
   return JSON.stringify({ measurements });
 }
 
-let minute = { written: 0, writes: [], reads: [], errors: 0 };
+let minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
 let stopping = false;
 const perWriter = RATE / PER_REQUEST / WRITERS; // requests per second each
 const t0 = Date.now();
@@ -105,19 +105,20 @@ async function writer() {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (stopping) break;
     const r = await request('POST', '/v1/measurements', body());
-    if (r.ok) { minute.written += PER_REQUEST; minute.writes.push(r.ms); } else minute.errors++;
+    if (r.ok) { minute.written += PER_REQUEST; minute.writes.push(r.ms); } else { minute.errors++; minute.statuses.add(r.status); }
   }
 }
 async function reader() {
+  // the metrics exist once the writers' first requests are in: reads start 5 s later
   for (let n = 0; !stopping; n++) {
-    const due = t0 + (n / QPS) * 1000;
+    const due = t0 + 5000 + (n / QPS) * 1000;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (stopping) break;
     const span = n % 2 ? 3600 : 900;
     const grouped = n % 3 === 0 ? '&group_by=region&group_by_function=sum' : `&tags[host]=host-${n % 40}`;
     const r = await request('GET', `/v1/measurements/soak.m${n % METRICS}?duration=${span}&resolution=60${grouped}`);
-    if (r.ok) minute.reads.push(r.ms); else minute.errors++;
+    if (r.ok) minute.reads.push(r.ms); else { minute.errors++; minute.statuses.add(r.status); }
   }
 }
 
@@ -133,10 +134,10 @@ const tasks = [...Array.from({ length: WRITERS }, writer), reader()];
 for (let m = 1; m <= MINUTES; m++) {
   await new Promise((r) => setTimeout(r, t0 + m * 60_000 - Date.now()));
   const cur = minute;
-  minute = { written: 0, writes: [], reads: [], errors: 0 };
+  minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
   const row = {
     minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
-    errors: cur.errors, rss: rssMb(), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
   };
   rows.push(row);
   console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.data.toFixed(1)} |`);
