@@ -55,7 +55,7 @@ export function alreadyExists(field: string, message = 'has already been taken')
 
 
 /** Stable codes for failures outside HTTP (CLI, startup), so callers can branch on them. */
-export type GaugewayErrorCode = 'E_CONFIG_INVALID' | 'E_STORE_LOCKED' | 'E_STORE_CORRUPT' | 'E_USAGE' | 'E_NOT_RUNNING' | 'E_LISTEN' | 'E_DATA_DIR' | 'E_HELP' | 'E_DISK_FULL' | 'E_BACKUP' | 'E_RESTORE_INCOMPLETE';
+export type GaugewayErrorCode = 'E_CONFIG_INVALID' | 'E_STORE_LOCKED' | 'E_STORE_CORRUPT' | 'E_USAGE' | 'E_NOT_RUNNING' | 'E_LISTEN' | 'E_DATA_DIR' | 'E_HELP' | 'E_DISK_FULL' | 'E_BACKUP' | 'E_RESTORE_INCOMPLETE' | 'E_PLUGIN';
 
 export class GaugewayError extends Error {
   readonly code: GaugewayErrorCode;

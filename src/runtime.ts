@@ -16,6 +16,8 @@ import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
 import { Sources } from './domain/sources.js';
 import { CardinalityGuard } from './ingest/cardinality.js';
+import { PluginRegistry, BUILTIN_PLUGINS } from './notifiers/registry.js';
+import { Services } from './domain/services.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -39,6 +41,10 @@ export interface Runtime {
   sources: Sources;
   /** the per-account limit on new series an hour */
   cardinality: CardinalityGuard;
+  /** notification types: plugins/ and notifications.plugin_dirs */
+  plugins: PluginRegistry;
+  /** notification services of the accounts */
+  services: Services;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
@@ -50,6 +56,8 @@ export interface Runtime {
 }
 
 export async function createRuntime(config: Config, log: Logger, metrics = new SelfMetrics()): Promise<Runtime> {
+  // first: a plugin that fails to load stops the start before anything is written
+  const plugins = await PluginRegistry.load([BUILTIN_PLUGINS, ...config.notifications.plugin_dirs]);
   const disk = new DiskGuard(config.data_dir, config.storage.min_free_disk_bytes, (refusing, free) => {
     if (refusing) log.error({ free, floor: disk.floor }, 'free disk space is below the floor (storage.min_free_disk_bytes): refusing writes');
     else if (!commit.failed) log.info({ free, floor: disk.floor }, 'free disk space is above the floor again: accepting writes');
@@ -92,6 +100,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     sources: new Sources(store, commit),
+    plugins,
+    services: new Services(store, commit, (type, settings) => plugins.check(type, settings), (type) => plugins.get(type)?.plugin.secrets ?? []),
     cardinality: new CardinalityGuard(() => rt.config.limits.new_series_per_hour, (account) => {
       metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });
     }),

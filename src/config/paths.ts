@@ -4,13 +4,14 @@
 // user expects.
 import { isAbsolute, resolve } from 'node:path';
 
-const PATH_KEYS = ['data_dir', 'tls.cert_file', 'tls.key_file'];
+const PATH_KEYS = ['data_dir', 'tls.cert_file', 'tls.key_file', 'notifications.plugin_dirs'];
 
 export function isPathKey(path: string[]): boolean {
   return PATH_KEYS.includes(path.join('.'));
 }
 
 export function absolutePath(value: unknown, base: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => absolutePath(v, base)); // a list of paths
   return typeof value === 'string' && value !== '' && !isAbsolute(value) ? resolve(base, value) : value;
 }
 

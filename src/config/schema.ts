@@ -142,6 +142,18 @@ export const configSchema = {
         },
       },
     },
+    notifications: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        plugin_dirs: {
+          type: 'array', items: { type: 'string', minLength: 1 }, default: [], reload: 'restart',
+          description: 'folders of notification plugins loaded besides the built-in plugins/ (one sub-folder a plugin)',
+        },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, reload: 'live', description: 'a delivery that takes longer fails' },
+      },
+    },
     log: {
       type: 'object',
       additionalProperties: false,

@@ -53,5 +53,10 @@ export interface Config {
     /** engine checkpoints: sealed chunks + head snapshots written, WAL trimmed */
     checkpoint: { interval_seconds: number; wal_bytes: number; seal_idle_seconds: number };
   };
+  notifications: {
+    /** absolute paths of extra plugin folders */
+    plugin_dirs: string[];
+    timeout_ms: number;
+  };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }

@@ -1,0 +1,39 @@
+// The webhook notification type, in Librato's format exactly: a form-encoded POST whose
+// single field `payload` holds the JSON of the notification (trigger or clear payload).
+// Credentials in the URL (https://user:pass@host/...) become HTTP basic auth.
+
+/** @param {import('../../src/notifiers/plugin.js').Notification} n */
+export function payload(n) {
+  if (n.kind === 'clear') {
+    return { alert: n.alert, account: n.account, trigger_time: n.time, clear: 'normal', incident_key: n.incident_key };
+  }
+  return {
+    alert: n.alert, account: n.account, trigger_time: n.time, incident_key: n.incident_key,
+    conditions: n.conditions, violations: n.violations, triggered_by_user_test: n.triggered_by_user_test,
+  };
+}
+
+/** @type {import('../../src/notifiers/plugin.js').NotificationPlugin} */
+export default {
+  type: 'webhook',
+  async send(n, settings, ctx) {
+    const url = new URL(String(settings.url));
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'user-agent': 'Gaugeway webhook',
+      'idempotency-key': ctx.idempotencyKey,
+    };
+    if (url.username || url.password) {
+      headers.authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+      url.username = '';
+      url.password = '';
+    }
+    const res = await fetch(url, {
+      method: 'POST', headers, redirect: 'manual',
+      body: new URLSearchParams({ payload: JSON.stringify(payload(n)) }).toString(),
+      signal: AbortSignal.timeout(ctx.timeoutMs),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status < 200 || res.status >= 300) throw new Error(`the webhook answered HTTP ${res.status}`);
+  },
+};

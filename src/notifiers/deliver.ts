@@ -1,0 +1,56 @@
+// One delivery attempt through a service's plugin, timed, its outcome returned rather
+// than thrown: a dead or slow receiver is a result to record, not an error of ours.
+import type { Logger } from '../log.js';
+import type { PluginRegistry } from './registry.js';
+import type { Notification } from './plugin.js';
+
+export interface DeliveryOutcome {
+  status: 'sent' | 'failed';
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface DeliveryTarget {
+  type: string;
+  settings: Record<string, unknown>;
+}
+
+export async function deliverOnce(
+  registry: PluginRegistry, target: DeliveryTarget, n: Notification,
+  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger },
+): Promise<DeliveryOutcome> {
+  const started = performance.now();
+  const loaded = registry.get(target.type);
+  if (!loaded) return { status: 'failed', error: `no notification plugin delivers type "${target.type}"`, duration_ms: 0 };
+  try {
+    await loaded.plugin.send(n, target.settings, opts);
+    return { status: 'sent', error: null, duration_ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);
+    return { status: 'failed', error: why, duration_ms: Math.round(performance.now() - started) };
+  }
+}
+
+/** What POST /v1/services/:id/test sends: a trigger marked as a user's test. */
+export function testNotification(account: string, serviceId: number, nowSeconds: number): Notification {
+  return {
+    kind: 'trigger',
+    alert: { id: 0, name: 'gaugeway.test', description: 'A test notification sent from Gaugeway; no action is required.', runbook_url: null, version: 2 },
+    account,
+    time: nowSeconds,
+    incident_key: `gaugeway-test-${serviceId}-${nowSeconds}`,
+    conditions: [{ id: 0, type: 'above', threshold: 0, summary_function: 'average' }],
+    violations: { 'host=test': [{ metric: 'gaugeway.test', value: 1, recorded_at: nowSeconds, condition_violated: 0 }] },
+    triggered_by_user_test: true,
+  };
+}
+
+/** An error and its causes in one line: fetch says "fetch failed" and puts the reason (ECONNREFUSED) in `cause`. */
+function describe(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) {
+    const code: unknown = Reflect.get(e, 'code');
+    parts.push(typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
+  }
+  return parts.join(': ') || String(err);
+}

@@ -1,0 +1,60 @@
+// The contract between Gaugeway and a notification plugin. A plugin is a folder with
+// `index.js` (an ES module whose default export is a NotificationPlugin),
+// `settings.schema.json` (the JSON Schema of its `settings`) and `README.md`. Plugins are
+// plain modules with these types, not compiled with the project, so a third-party plugin
+// needs no build step and no change to src/ (docs/plugins.md says why).
+import type { Logger } from '../log.js';
+
+export interface AlertRef {
+  id: number;
+  name: string;
+  description: string | null;
+  runbook_url: string | null;
+  version: 2;
+}
+
+export interface Violation {
+  metric: string;
+  value: number;
+  recorded_at: number;
+  condition_violated: number;
+  count?: number;
+  begin?: number;
+  end?: number;
+}
+
+/** One notification, in the terms of Librato's webhook payload (trigger or clear). */
+export interface Notification {
+  kind: 'trigger' | 'clear';
+  alert: AlertRef;
+  /** the account's e-mail */
+  account: string;
+  /** trigger time, or for a clear the time of clearing (epoch seconds) */
+  time: number;
+  incident_key: string;
+  conditions: { id: number; type: string; threshold?: number; duration?: number; summary_function?: string }[];
+  /** by stream identity, `tag=value,...` with tags sorted */
+  violations: Record<string, Violation[]>;
+  triggered_by_user_test: boolean;
+  /** why a clear happened */
+  clear?: 'normal' | 'auto' | 'manual';
+}
+
+export interface DeliveryContext {
+  /** give up after this long */
+  timeoutMs: number;
+  /** the same for every attempt at one notification: receivers can drop repeats */
+  idempotencyKey: string;
+  /** the public base URL (http.external_url) for links, or null */
+  externalUrl: string | null;
+  log: Logger;
+}
+
+export interface NotificationPlugin {
+  /** the service `type` it delivers, e.g. `webhook` */
+  type: string;
+  /** names of settings that are secrets: never echoed back in full, never logged */
+  secrets?: string[];
+  /** delivers one notification; throws (with a message worth showing) when it failed */
+  send(n: Notification, settings: Record<string, unknown>, ctx: DeliveryContext): Promise<void>;
+}
