@@ -107,9 +107,13 @@ tap.test('statsd -> statsd-librato-backend (legacy source API) -> Gaugeway', asy
     return r.status === 200 && Object.keys(r.body.measurements).length ? r.body.measurements : undefined;
   };
   t.same((await poll(() => bySource('web.queue')))['legacy-host'].map((r: { value: number }) => r.value), [12]);
-  const render = (await poll(() => bySource('web.render')))['legacy-host'];
-  // With writeToLegacy the backend posts every flush to both APIs, so each timer sample
-  // arrives twice (once tagged, once source-based) into the same source stream.
+  // With writeToLegacy the backend posts every flush to both APIs, in two requests, so
+  // each timer sample arrives twice (once tagged, once source-based) into the same source
+  // stream: wait until both requests are in, not just the first.
+  const render = (await poll(async () => {
+    const m = await bySource('web.render');
+    return m && m['legacy-host']?.[0]?.count >= 4 ? m : undefined;
+  }))['legacy-host'];
   t.match(render[0], { count: 4, sum: 200, min: 40, max: 60, value: 50 });
   const hits = await poll(() => bySource('web.hits'));
   t.equal(hits['legacy-host'][0].value, 7);
