@@ -84,7 +84,6 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     checkpointMs: config.storage.checkpoint.interval_seconds * 1000,
     checkpointWalBytes: config.storage.checkpoint.wal_bytes,
     sealIdleMs: config.storage.checkpoint.seal_idle_seconds * 1000,
-    shareRaw60: config.storage.retention.raw <= config.storage.retention['60'],
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
   catalog.checkComposite = compositeCheck(catalog);

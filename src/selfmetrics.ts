@@ -53,14 +53,15 @@ export class SelfMetrics {
   });
 
   /** Gauges read from the engine at scrape time. */
-  watchEngine(stats: () => { series: number; headPoints: number; walBytes: number }): void {
+  watchEngine(stats: () => { series: number; headPoints: number; walBytes: number; chunkParts: number }): void {
     const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({
       name, help, registers: [this.registry],
       collect() { this.set(read(stats())); },
     });
     gauge('gaugeway_series', 'Series known to the storage engine', (s) => s.series);
-    gauge('gaugeway_head_points', 'Points held in memory in open windows', (s) => s.headPoints);
+    gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
+    gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
   }
 
   constructor(withProcessMetrics = true) {

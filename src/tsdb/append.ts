@@ -7,7 +7,6 @@ import type { Sample, Summary } from './sample.js';
 import type { EngineState } from './state.js';
 import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
 import { encodeWal } from './wal.js';
-import { seal } from './seal.js';
 import { seriesKey, walKey, windowOf } from './keys.js';
 
 export class Appender {
@@ -79,15 +78,13 @@ export class Appender {
 }
 
 /**
- * One point into its series' head window. Moving on to a later window seals the earlier
- * ones (out-of-order points for a sealed window open it again, as a new part).
+ * One point into its series' head window (late points for a window already sealed open it
+ * again: they become new parts of it).
  */
 export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary): void {
   const w = windowOf(t);
   let c = st.current[series];
   if (c === undefined || c.window !== w) {
-    const windows = st.head.get(series);
-    if (windows) for (const old of windows.values()) if (old.window < w) seal(st, old);
     c = st.head.chunk(account, series, w);
     const newest = st.current[series];
     if (newest === undefined || newest.window <= w || !st.head.get(series)?.has(newest.window)) st.current[series] = c;

@@ -1,56 +1,122 @@
 // Which chunk parts are stored, per series and tier, in memory: a read computes its exact
 // keys and fetches every chunk of a query with one getMany, and knows without asking
 // LevelDB when a range has nothing stored (the head then answers alone). Rebuilt from a
-// key scan at start; kept current by checkpoints, retention and purges.
+// key scan at start; kept current by checkpoints, compaction, retention and purges.
+// Each part carries its compaction level (compaction.ts): 0 for a checkpoint's part, one
+// more for each merge, SEALED for a window merged whole, LEGACY for parts compaction must
+// leave alone.
 import type { Tier } from './keys.js';
 
 const TIER_SLOT: Record<Tier, number> = { 0: 0, 60: 1, 900: 2, 3600: 3 };
 
-/** Flat [window, part, window, part, ...] sorted by window then part. */
+/** A window merged into one part when it closed. */
+export const SEALED = 1000;
+/**
+ * A raw part written by the engine before incremental persistence may be stored empty,
+ * meaning "read the 60 s part numbered one higher": such pairs are never compacted.
+ */
+export const LEGACY = -1;
+
+/** Flat [window, part, level, window, part, level, ...] sorted by window then part. */
 type Parts = number[];
+const W = 3;
 
 export class ChunkCatalog {
   private readonly bySeries = new Map<number, Parts[]>();
   size = 0;
 
-  add(series: number, tier: Tier, window: number, part: number): void {
+  add(series: number, tier: Tier, window: number, part: number, level = 0): void {
     let tiers = this.bySeries.get(series);
     if (!tiers) this.bySeries.set(series, (tiers = [[], [], [], []]));
     const list = tiers[TIER_SLOT[tier]]!;
     // almost always appended at the end: later windows, higher parts
     let i = list.length;
-    while (i > 0 && (list[i - 2]! > window || (list[i - 2] === window && list[i - 1]! > part))) i -= 2;
-    list.splice(i, 0, window, part);
+    while (i > 0 && (list[i - W]! > window || (list[i - W] === window && list[i - W + 1]! > part))) i -= W;
+    list.splice(i, 0, window, part, level);
     this.size++;
   }
 
-  remove(series: number, tier: Tier, window: number, part: number): void {
+  private find(series: number, tier: Tier, window: number, part: number): { list: Parts; i: number } | null {
     const list = this.bySeries.get(series)?.[TIER_SLOT[tier]];
-    if (!list) return;
-    for (let i = 0; i < list.length; i += 2) {
-      if (list[i] === window && list[i + 1] === part) {
-        list.splice(i, 2);
-        this.size--;
-        return;
-      }
+    if (!list) return null;
+    for (let i = list.length - W; i >= 0; i -= W) {
+      if (list[i] === window && list[i + 1] === part) return { list, i };
+      if (list[i]! < window) return null;
     }
+    return null;
+  }
+
+  has(series: number, tier: Tier, window: number, part: number): boolean {
+    return this.find(series, tier, window, part) !== null;
+  }
+
+  remove(series: number, tier: Tier, window: number, part: number): void {
+    const at = this.find(series, tier, window, part);
+    if (!at) return;
+    at.list.splice(at.i, W);
+    this.size--;
+  }
+
+  setLevel(series: number, tier: Tier, window: number, part: number, level: number): void {
+    const at = this.find(series, tier, window, part);
+    if (at) at.list[at.i + 2] = level;
   }
 
   removeSeries(series: number): void {
     const tiers = this.bySeries.get(series);
     if (!tiers) return;
-    for (const l of tiers) this.size -= l.length / 2;
+    for (const l of tiers) this.size -= l.length / W;
     this.bySeries.delete(series);
   }
 
-  /** Calls `fn(window, part)` for each stored part with fromWindow <= window <= toWindow, in order. */
-  each(series: number, tier: Tier, fromWindow: number, toWindow: number, fn: (window: number, part: number) => void): void {
+  /** Calls `fn(window, part, level)` for each stored part with fromWindow <= window <= toWindow, in order. */
+  each(series: number, tier: Tier, fromWindow: number, toWindow: number, fn: (window: number, part: number, level: number) => void): void {
     const list = this.bySeries.get(series)?.[TIER_SLOT[tier]];
     if (!list) return;
-    for (let i = 0; i < list.length; i += 2) {
+    for (let i = 0; i < list.length; i += W) {
       const w = list[i]!;
       if (w > toWindow) return;
-      if (w >= fromWindow) fn(w, list[i + 1]!);
+      if (w >= fromWindow) fn(w, list[i + 1]!, list[i + 2]!);
     }
+  }
+
+  /** Parts and levels of one window of one tier, oldest first. */
+  window(series: number, tier: Tier, window: number): { part: number; level: number }[] {
+    const out: { part: number; level: number }[] = [];
+    this.each(series, tier, window, window, (_, part, level) => out.push({ part, level }));
+    return out;
+  }
+
+  /** The highest part number of a window (0 when none): replay skips what it covers. */
+  maxPart(series: number, tier: Tier, window: number): number {
+    let max = 0;
+    this.each(series, tier, window, window, (_, part) => { if (part > max) max = part; });
+    return max;
+  }
+
+  /**
+   * Marks raw parts of the old layout (raw part P beside a 60 s part P + 1 of the same
+   * window, written by one seal) and their 60 s twins LEGACY. Run once after the key scan.
+   */
+  markLegacyPairs(): void {
+    for (const tiers of this.bySeries.values()) {
+      const raw = tiers[0]!;
+      const minute = tiers[1]!;
+      if (raw.length === 0 || minute.length === 0) continue;
+      const twins = new Set<string>();
+      for (let i = 0; i < minute.length; i += W) twins.add(`${minute[i]}:${minute[i + 1]}`);
+      for (let i = 0; i < raw.length; i += W) {
+        if (!twins.has(`${raw[i]}:${raw[i + 1]! + 1}`)) continue;
+        raw[i + 2] = LEGACY;
+        for (let j = 0; j < minute.length; j += W) if (minute[j] === raw[i] && minute[j + 1] === raw[i + 1]! + 1) minute[j + 2] = LEGACY;
+      }
+    }
+  }
+
+  /** Whether a window holds an old-layout pair whose raw part may read its 60 s twin. */
+  hasLegacyPair(series: number, window: number): boolean {
+    let found = false;
+    this.each(series, 0, window, window, (_, __, level) => { if (level === LEGACY) found = true; });
+    return found;
   }
 }

@@ -4,11 +4,12 @@
 // - append.ts: series ids from the in-memory index (new series records go in the same
 //   batch), points into the head, and one WAL record, all group-committed; the promise
 //   resolves only once the batch is in LevelDB.
-// - seal.ts: a head window is sealed when its series moves to a later window (or it has
-//   been idle past its end): it is encoded once, rolled up to 60/900/3600 s, and queued.
-// - checkpoint.ts (timer, WAL size, shutdown): one atomic batch writes the sealed chunks,
-//   snapshots of changed open windows, and deletes the WAL records it covers.
-// - wal-replay.ts: recovery = series records + chunk catalog + snapshots + WAL replay.
+// - checkpoint.ts, flush.ts (timer, WAL size, shutdown): what the head received since the
+//   last checkpoint becomes one chunk part per window and tier; the WAL records it covers
+//   are deleted; the head empties. Work per checkpoint follows the arrival rate.
+// - compaction.ts: parts are merged in the background (binary-counter levels), and a
+//   window idle past its end is merged whole (sealed).
+// - wal-replay.ts: recovery = series records + chunk catalog + WAL replay.
 // - read.ts, purge.ts: the read path and metric deletion.
 import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
@@ -20,6 +21,8 @@ import type { Points } from './points.js';
 import { EngineState, engineKeyspaces, type EngineOptions } from './state.js';
 import { Appender } from './append.js';
 import { Checkpointer } from './checkpoint.js';
+import { Compactor } from './compaction.js';
+import { Mutex } from './slice.js';
 import { recover } from './wal-replay.js';
 import { readSeries } from './read.js';
 import { purgeMetrics } from './purge.js';
@@ -48,12 +51,16 @@ export interface SeriesStore {
 export class Engine implements SeriesStore {
   private appender: Appender;
   private checkpointer: Checkpointer;
+  private compactor: Compactor;
+  /** compaction and the retention pass both rewrite chunk parts: one at a time */
+  private readonly maintenance = new Mutex();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
   private constructor(private st: EngineState) {
     this.appender = new Appender(st);
-    this.checkpointer = new Checkpointer(st);
+    this.compactor = new Compactor(st, this.maintenance);
+    this.checkpointer = new Checkpointer(st, this.compactor);
   }
 
   static async open(store: Store, commit: CommitQueue, log: Logger, opts: EngineOptions): Promise<Engine> {
@@ -72,11 +79,13 @@ export class Engine implements SeriesStore {
    */
   async reload(): Promise<void> {
     await this.checkpointer.idle();
+    await this.compactor.stop();
     const st = new EngineState(this.st.keyspaces, this.st.commit, this.st.log, this.st.opts);
     await recover(st);
     this.st = st;
     this.appender = new Appender(st);
-    this.checkpointer = new Checkpointer(st);
+    this.compactor = new Compactor(st, this.maintenance);
+    this.checkpointer = new Checkpointer(st, this.compactor);
   }
 
   /** Durable once resolved: series records, WAL record and head update in one group commit. */
@@ -87,9 +96,9 @@ export class Engine implements SeriesStore {
     const refusal = this.st.commit.refusal();
     if (refusal) return Promise.reject(refusal);
     const written = this.appender.append(account, samples);
-    // sealed chunks wait in memory for a checkpoint: bound that memory too
+    // the head holds what the WAL holds: bound both
     if (this.st.checkpointDue()) {
-      this.st.walBytes = this.st.pendingBytes = 0; // one checkpoint per crossing, not one per append
+      this.st.walBytes = 0; // one checkpoint per crossing, not one per append
       this.checkpointLogged();
     }
     return written;
@@ -120,7 +129,7 @@ export class Engine implements SeriesStore {
     return purgeMetrics(this.st, account, metrics);
   }
 
-  /** Writes sealed chunks and head snapshots, and drops the WAL records they cover. */
+  /** Writes what the head received as chunk parts, and drops the WAL records they cover. */
   checkpoint(): Promise<void> {
     return this.checkpointer.checkpoint();
   }
@@ -142,22 +151,31 @@ export class Engine implements SeriesStore {
     }
   }
 
-  /** Whether raw parts of this 6-hour window are stored (they may share 60 s parts). */
-  hasRawParts(series: number, window: number): boolean {
-    let found = false;
-    this.st.catalog.each(series, 0, window, window, () => { found = true; });
-    return found;
+  /** Whether a raw window holds a part of the old layout that may read its 60 s twin. */
+  hasLegacyPair(series: number, window: number): boolean {
+    return this.st.catalog.hasLegacyPair(series, window);
   }
 
+  /** Whether the head holds this raw window (it is still receiving points). */
   hasOpenWindow(series: number, window: number): boolean {
-    return this.st.head.get(series)?.has(window) === true || this.st.pending.get(series) !== undefined;
+    return this.st.head.get(series)?.has(window) === true;
   }
 
-  /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint. */
-  stats(): { series: number; headPoints: number; walBytes: number } {
+  /** Runs `fn` while no compaction runs (the retention pass rewrites parts too). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.maintenance.run(fn);
+  }
+
+  /** Resolves once no compaction is queued or running (tests, benchmarks). */
+  compacted(): Promise<void> {
+    return this.compactor.idle();
+  }
+
+  /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint, chunk parts. */
+  stats(): { series: number; headPoints: number; walBytes: number; chunkParts: number } {
     let headPoints = 0;
-    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size;
-    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes };
+    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size + (c.flushing?.t.length ?? 0);
+    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size };
   }
 
   async close(): Promise<void> {
@@ -165,6 +183,7 @@ export class Engine implements SeriesStore {
     this.timer = null;
     if (this.closed) return;
     await this.checkpoint();
+    await this.compactor.stop();
     this.closed = true;
   }
 }

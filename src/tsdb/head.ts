@@ -1,8 +1,9 @@
-// The head: points of open windows, in memory, per series. A plain sample costs ten
-// bytes (a 16-bit time offset and a float64); summary columns are allocated only when a
-// series receives a summary. Durability comes from the WAL and the head snapshots
-// written at checkpoints.
-import { copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
+// The head: the points each series received since the last checkpoint, in memory, per
+// window. A plain sample costs ten bytes (a 16-bit time offset and a float64); summary
+// columns are allocated only when a series receives a summary. Durability comes from the
+// WAL until a checkpoint writes these points as chunk parts (checkpoint.ts) and empties
+// the head: its size follows the rate times the checkpoint interval, never the window.
+import { copyPoint, cutPoints, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
 import { isPlainSummary, type Summary } from './sample.js';
 
 interface SummaryColumns {
@@ -22,19 +23,20 @@ function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
 }
 
 /**
- * One open window of one series. Columns are typed arrays with room to grow: times as
- * seconds from the window start (a window is 21,600 s, so 16 bits), values as float64;
- * ten bytes a plain point.
+ * What one series received for one window since the last checkpoint. Columns are typed
+ * arrays with room to grow: times as seconds from the window start (a window is 21,600 s,
+ * so 16 bits), values as float64; ten bytes a plain point.
  */
 export class HeadChunk {
   private dt = new Uint16Array(INITIAL);
   private v = new Float64Array(INITIAL);
   private cx: SummaryColumns | null = null;
   private n = 0;
-  /** changed since the last snapshot */
-  dirty = true;
-  /** a snapshot of it exists in LevelDB */
-  snapshotted = false;
+  /**
+   * Points a checkpoint has taken and is writing: still read from here until the parts
+   * holding them are in LevelDB and in the catalog.
+   */
+  flushing: Points | null = null;
   lastAppendMs = Date.now();
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
@@ -46,7 +48,6 @@ export class HeadChunk {
   }
 
   append(t: number, s: Summary): void {
-    this.dirty = true;
     this.lastAppendMs = Date.now();
     const n = this.n;
     const d = t - this.window;
@@ -211,7 +212,30 @@ export class HeadChunk {
     return { t, sum, count: new Array<number>(b - a).fill(1), min: sum, max: sum, last: sum, sumsq: sum.map((x) => x * x) };
   }
 
-  /** Loads points (from a snapshot) as if appended in order. */
+  /**
+   * Hands the points received so far to a checkpoint and starts afresh (the columns keep
+   * their room: the next interval brings about as many).
+   */
+  capture(): Points {
+    const p = this.points();
+    this.flushing = p;
+    this.n = 0;
+    this.sorted = true;
+    return p;
+  }
+
+  /** Points with from <= t < to held here (being written, then received since), oldest first. */
+  memory(from: number, to: number, step: number): Points[] {
+    const out: Points[] = [];
+    if (this.flushing) {
+      const cut = cutPoints(this.flushing, from, to);
+      out.push(step ? rollUp(cut, step) : cut);
+    }
+    if (this.n > 0) out.push(this.range(from, to, step));
+    return out;
+  }
+
+  /** Loads points (from a snapshot of the old layout) as if appended in order. */
   load(p: Points): void {
     for (let i = 0; i < p.t.length; i++) {
       this.append(p.t[i]!, { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! });

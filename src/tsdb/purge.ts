@@ -1,10 +1,11 @@
 // Deleting a metric's measurements: its series leave the index at once (later appends
 // create fresh series), and the operations returned delete their records, chunks and
-// head snapshots in the same batch as the metric record itself.
+// old-layout head snapshots in the same batch as the metric record itself. Parts a
+// checkpoint or a merge was writing meanwhile are deleted when they land (checkpoint.ts,
+// compaction.ts).
 import { delOp, type WriteOp } from '../store/commit.js';
 import type { EngineState } from './state.js';
 import type { SeriesRef } from './series-index.js';
-import { forget } from './seal.js';
 import { TIERS, headKey, seriesKey, seriesRange } from './keys.js';
 
 /** Operations that remove every series, chunk and snapshot of these metrics. */
@@ -17,12 +18,7 @@ export async function purgeMetrics(st: EngineState, account: number, metrics: re
   for (const ref of refs) {
     ops.push(delOp(series, seriesKey(account, ref.id)));
     st.catalog.removeSeries(ref.id);
-    for (const c of [...(st.head.get(ref.id)?.values() ?? [])]) {
-      forget(st, c);
-      ops.push(delOp(heads, headKey(account, ref.id, c.window)));
-    }
-    for (const p of st.pending.get(ref.id)?.values() ?? []) ops.push(delOp(pts, p.key));
-    st.pending.delete(ref.id);
+    for (const c of [...(st.head.get(ref.id)?.values() ?? [])]) st.forget(c);
   }
   for (const ref of refs) {
     for (const tier of TIERS) {

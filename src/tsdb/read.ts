@@ -1,6 +1,7 @@
-// The read path: points of some series at one tier over a time range, from three
-// places at once: chunk parts in LevelDB (their keys known from the catalog, fetched with
-// one getMany), sealed parts still waiting for a checkpoint, and the open head windows.
+// The read path: points of some series at one tier over a time range, from two places
+// at once: chunk parts in LevelDB (their keys known from the catalog, fetched with one
+// getMany, which reads one snapshot: compaction.ts relies on it) and what the head
+// received since the last checkpoint (rolled up on the fly for the coarser tiers).
 import type { EngineState } from './state.js';
 import type { HeadChunk } from './head.js';
 import { decodeChunk } from './chunk.js';
@@ -13,16 +14,14 @@ export async function readSeries(st: EngineState, account: number, series: reado
   const fromW = windowOf(from, tier);
   const toW = windowOf(to - 1, tier);
   const step = tier === 0 ? 0 : tier;
-  // Synchronously, what to read: stored keys from the catalog, pending chunks and head
-  // windows, so a checkpoint landing meanwhile cannot make a chunk count twice or not
-  // at all. Only references are taken here; decoding waits until after the LevelDB
+  // Synchronously, what to read: stored keys from the catalog and the head's points, so
+  // a checkpoint landing meanwhile cannot make a point count twice or not at all. Only references are taken here; decoding waits until after the LevelDB
   // read, so nothing big is allocated across the await (it would outlive a young-GC).
   const keys: string[] = [];
   const keyOwner: number[] = [];
   const keyWindow: number[] = [];
   const keyPart: number[] = [];
-  const pendingParts: { owner: number; part: number; window: number; buf: Buffer }[] = [];
-  const heads: (HeadChunk[] | undefined)[] = new Array(series.length);
+  const heads: (Points[] | undefined)[] = new Array(series.length);
   series.forEach((id, n) => {
     const ref = st.index.byId.get(id);
     if (!ref || ref.account !== account || to <= from) return;
@@ -32,25 +31,16 @@ export async function readSeries(st: EngineState, account: number, series: reado
       keyWindow.push(window);
       keyPart.push(part);
     });
-    const pend = st.pending.get(id);
-    if (pend) {
-      for (const p of pend.values()) {
-        if (p.tier !== tier || p.window < fromW || p.window > toW) continue;
-        // an empty raw part shares the 60 s part numbered one higher (seal.ts)
-        const buf = p.buf.length ? p.buf : pend.get(chunkKey(account, 60, id, p.window, p.part + 1))?.buf;
-        if (buf) pendingParts.push({ owner: n, part: p.part, window: p.window, buf });
-      }
-    }
     const windows = st.head.get(id);
     if (windows) {
-      for (const c of windows.values()) {
-        // a window sealed while we wait keeps its columns: reading it later is safe
-        if (c.window + WINDOW > from && c.window < to) (heads[n] ??= []).push(c);
-      }
+      // copies (or rollups) taken now: later appends do not leak into this read
+      const memory: HeadChunk[] = [];
+      for (const c of windows.values()) if (c.window + WINDOW > from && c.window < to) memory.push(c);
+      if (memory.length) heads[n] = memory.sort((a, b) => a.window - b.window).flatMap((c) => c.memory(from, to, step));
     }
   });
   const bufs = keys.length ? await pts.getMany(keys) : [];
-  // raw parts stored as their 60 s twin: one more getMany for those
+  // raw parts of the old layout stored as their 60 s twin: one more getMany for those
   const shared: number[] = [];
   for (let i = 0; i < keys.length; i++) if (bufs[i]?.length === 0) shared.push(i);
   if (shared.length) {
@@ -63,11 +53,10 @@ export async function readSeries(st: EngineState, account: number, series: reado
     if (!buf) continue; // merged or expired meanwhile
     (stored[keyOwner[i]!] ??= []).push({ part: keyPart[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to) });
   }
-  for (const p of pendingParts) (stored[p.owner] ??= []).push({ part: p.part, points: decodeChunk(p.buf, p.window, from, to) });
   return series.map((_, n) => {
     const parts = (stored[n] ?? []).sort((a, b) => a.part - b.part).map((p) => p.points);
     // head points are the newest writes of their windows
-    const memory = (heads[n] ?? []).sort((a, b) => a.window - b.window).map((c) => c.range(from, to, step));
+    const memory = heads[n] ?? [];
     return sortMerge(parts.length === 0 && memory.length === 1 ? memory : [...parts, ...memory]);
   });
 }

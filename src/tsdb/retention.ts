@@ -70,9 +70,9 @@ export class RetentionJob {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass; concurrent calls share it. */
+  /** One pass; concurrent calls share it. Compaction waits meanwhile (both rewrite parts). */
   run(nowSeconds = Math.floor(Date.now() / 1000)): Promise<RetentionResult> {
-    this.running ??= this.pass(nowSeconds).finally(() => { this.running = null; });
+    this.running ??= this.engine.exclusive(() => this.pass(nowSeconds)).finally(() => { this.running = null; });
     return this.running;
   }
 
@@ -99,15 +99,15 @@ export class RetentionJob {
       group = null;
       const k = g.first;
       const expired = (tier: Tier) => k.window + TIER_WINDOW[tier] <= now - retentionOf(storage, tier);
-      // Raw parts may be stored as their 60 s twin (seal.ts), decided by the retention of
-      // whichever start wrote them: a 60 s part stays while raw parts of its window are
-      // kept, whatever the retention settings were then or are now.
-      const rawNeedsIt = k.tier === 60 && !expired(0) && this.engine.hasRawParts(k.series, k.window);
+      // Raw parts of the old layout may be stored as their 60 s twin (catalog.ts), decided
+      // by the retention of whichever start wrote them: such a 60 s part stays while the
+      // raw parts of its window are kept, whatever the retention settings were then or are now.
+      const rawNeedsIt = k.tier === 60 && !expired(0) && this.engine.hasLegacyPair(k.series, k.window);
       if (expired(k.tier) && !rawNeedsIt) {
         for (const key of g.keys) ops.push(delOp(pts, key));
         deleted.push(...g.keys);
         result.expired += g.keys.length;
-      } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window) && !(k.tier === 60 && this.engine.hasRawParts(k.series, k.window))) {
+      } else if (g.keys.length > 1 && !this.engine.hasOpenWindow(k.series, k.window) && !(k.tier === 60 && this.engine.hasLegacyPair(k.series, k.window))) {
         // (60 s parts stay apart while raw parts may point at them)
         const bufs = await pts.getMany(g.keys);
         for (let i = 0; i < bufs.length; i++) {

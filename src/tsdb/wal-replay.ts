@@ -1,12 +1,14 @@
 // Recovery at start: the counters, the series index from the series records, the chunk
-// catalog from a key scan, the open windows from their head snapshots, and then WAL
-// replay: every record left since the last checkpoint is appended to the head again.
-// Engine.open checkpoints right after, so the records replayed are not replayed twice.
+// catalog from a key scan, open windows of the old layout from their head snapshots, and
+// then WAL replay: every record left since the last checkpoint is appended to the head
+// again, except samples a chunk part already holds (a checkpoint cut short between its
+// batches): a part numbered above a record was taken after that record's points reached
+// the head (flush.ts). Engine.open checkpoints right after, so nothing replays twice.
 import type { EngineState } from './state.js';
 import { decodeChunk } from './chunk.js';
 import { decodeWal } from './wal.js';
 import { appendPoint } from './append.js';
-import { parseChunkKey, parseHeadKey } from './keys.js';
+import { parseChunkKey, parseHeadKey, windowOf } from './keys.js';
 
 export async function recover(st: EngineState): Promise<void> {
   await loadCounters(st);
@@ -38,19 +40,23 @@ async function loadCatalog(st: EngineState): Promise<void> {
   for await (const key of st.keyspaces.pts.keys()) {
     const k = parseChunkKey(key);
     st.catalog.add(k.series, k.tier, k.window, k.part);
+    // part numbers share the sequence: never hand one out twice
+    if (k.part > st.seq) st.seq = k.part;
   }
+  st.catalog.markLegacyPairs();
 }
 
-/** Open windows as the last checkpoint wrote them; returns how many. */
+/**
+ * Open windows as a checkpoint of the old layout wrote them (whole, one snapshot each):
+ * into the head, so the first checkpoint writes them as parts and deletes the snapshots.
+ */
 async function loadSnapshots(st: EngineState): Promise<number> {
   let snapshots = 0;
   for await (const [key, buf] of st.keyspaces.heads.iterator()) {
+    st.headDeletes.push(key);
     const k = parseHeadKey(key);
     if (!st.index.byId.has(k.series)) continue;
-    const c = st.head.chunk(k.account, k.series, k.window);
-    c.load(decodeChunk(buf, k.window));
-    c.dirty = false;
-    c.snapshotted = true;
+    st.head.chunk(k.account, k.series, k.window).load(decodeChunk(buf, k.window));
     snapshots++;
   }
   return snapshots;
@@ -61,10 +67,12 @@ async function replayWal(st: EngineState): Promise<{ records: number; samples: n
   let records = 0;
   let samples = 0;
   for await (const [key, buf] of st.keyspaces.wal.iterator()) {
-    st.walSeqs.push(parseInt(key, 16));
+    const seq = parseInt(key, 16);
+    st.walSeqs.push(seq);
     const rec = decodeWal(buf);
     for (const s of rec.samples) {
       if (!st.index.byId.has(s.series)) continue; // its metric was deleted
+      if (st.catalog.maxPart(s.series, 0, windowOf(s.time)) > seq) continue; // written already
       appendPoint(st, rec.account, s.series, s.time, s);
       samples++;
     }

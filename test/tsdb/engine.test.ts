@@ -15,12 +15,36 @@ const log = createLogger('silent');
 async function open(dir: string, opts: Partial<EngineOptions> = {}) {
   const store = await Store.open(dir, { sync: false });
   const commit = new CommitQueue(store.db, false);
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, shareRaw60: true, ...opts });
+  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, ...opts });
   const crash = async () => { await commit.idle(); await store.close(); };
   return { store, engine, crash };
 }
 
 const tags = Object.freeze([Object.freeze(['host', 'a'] as const)]);
+
+/**
+ * Rewrites one raw window of a series the way the engine stored it before incremental
+ * checkpoints, when the window was on whole minutes: the raw part empty, meaning "read the
+ * 60 s part numbered one higher".
+ */
+async function toOldLayout(pts: Engine['chunks'], account: number, series: number, window: number): Promise<void> {
+  const { chunkKey, seriesRange } = await import('../../src/tsdb/keys.js');
+  const { decodeChunk, encodeChunk } = await import('../../src/tsdb/chunk.js');
+  const { sortMerge } = await import('../../src/tsdb/points.js');
+  const ops: ({ type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string })[] = [];
+  const parts = [];
+  for (const tier of [0, 60] as const) {
+    for (const key of await pts.keys(seriesRange(account, tier, series)).all()) {
+      if (parseInt(key.slice(-20, -12), 16) !== window) continue;
+      if (tier === 60) parts.push(decodeChunk((await pts.get(key))!, window));
+      ops.push({ type: 'del', key });
+    }
+  }
+  const part = 0xfff000 + (window / 60) % 4096 * 2;
+  ops.push({ type: 'put', key: chunkKey(account, 0, series, window, part), value: Buffer.alloc(0) });
+  ops.push({ type: 'put', key: chunkKey(account, 60, series, window, part + 1), value: encodeChunk(sortMerge(parts), window) });
+  await pts.batch(ops);
+}
 
 t.test('a checkpoint triggered by an append never drops that append\'s WAL record early', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
@@ -40,7 +64,7 @@ t.test('a checkpoint triggered by an append never drops that append\'s WAL recor
   await b.crash();
 });
 
-t.test('reads merge stored parts, pending chunks and the head; rollups match raw', async (t) => {
+t.test('reads merge stored parts and the head; rollups match raw', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
@@ -66,16 +90,20 @@ t.test('reads merge stored parts, pending chunks and the head; rollups match raw
   await b.crash();
 });
 
-t.test('minute-aligned raw windows share their 60 s chunk; retention merges parts without losing any', async (t) => {
+t.test('old-layout raw parts stored as their 60 s twin read through it; retention merges parts without losing any', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
+  const w = await open(dir, { sealIdleMs: 0 });
+  for (let i = 0; i < 720; i++) await w.engine.append(1, [valueSample('m', tags, base + i * 60, i % 7)]);
+  await w.engine.close();
+  const ref = w.engine.select(1, 'm', { op: 'all' })[0]!;
+  await toOldLayout(w.engine.chunks, 1, ref.id, base);
+  await toOldLayout(w.engine.chunks, 1, ref.id, base + 21600);
+  await w.crash();
   const a = await open(dir, { sealIdleMs: 0 });
-  for (let i = 0; i < 720; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i % 7)]);
-  await a.engine.checkpoint();
   await a.engine.append(1, [valueSample('m', tags, base + 30, 100)]);
   await a.engine.checkpoint();
-  const ref = a.engine.select(1, 'm', { op: 'all' })[0]!;
   const keys = await a.engine.chunks.keys().all();
   const values = await a.engine.chunks.getMany(keys);
   t.ok(values.some((v) => v?.length === 0), 'some raw part is stored as its 60 s twin');
@@ -147,18 +175,19 @@ t.test('retention changed across restarts: raw parts stored as their 60 s twin o
     checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
   });
   const { RetentionJob } = await import('../../src/tsdb/retention.js');
-  // first start: raw 2 days <= 60 s 8 days, so whole-minute raw windows are stored as their 60 s twin
-  const a = await open(dir, { sealIdleMs: 0, shareRaw60: true });
+  // first start (the old layout, with raw 2 days <= 60 s 8 days): whole-minute raw
+  // windows were stored as their 60 s twin
+  const a = await open(dir, { sealIdleMs: 0 });
   for (let i = 0; i < 360; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i)]);
-  await a.engine.checkpoint();
+  await a.engine.close();
+  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  await toOldLayout(a.engine.chunks, 1, id, base);
   const values = await a.engine.chunks.getMany(await a.engine.chunks.keys().all());
   t.ok(values.some((v) => v?.length === 0), 'raw parts stored as their 60 s twin');
-  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
-  await a.engine.close();
   await a.crash();
 
   // restart with raw 30 days, 60 s 8 days: the points are inside raw retention
-  const b = await open(dir, { sealIdleMs: 0, shareRaw60: false });
+  const b = await open(dir, { sealIdleMs: 0 });
   const job = new RetentionJob(b.store, new CommitQueue(b.store.db, false), b.engine, settings(30, 8), log);
   await job.run();
   const raw = (await b.engine.read(1, [id], 0, base, base + day))[0]!;
@@ -170,7 +199,7 @@ t.test('retention changed across restarts: raw parts stored as their 60 s twin o
   await b.crash();
 
   // restart with raw 2 days again: raw and the 60 s parts it kept both go, 900 s stays
-  const c = await open(dir, { sealIdleMs: 0, shareRaw60: true });
+  const c = await open(dir, { sealIdleMs: 0 });
   const job2 = new RetentionJob(c.store, new CommitQueue(c.store.db, false), c.engine, settings(2, 8), log);
   await job2.run();
   t.equal((await c.engine.read(1, [id], 0, base, base + day))[0]!.t.length, 0, 'raw expired');

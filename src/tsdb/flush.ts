@@ -1,0 +1,44 @@
+// What a checkpoint writes for one head window: the points it received since the last
+// checkpoint as one chunk part per tier (raw, and its 60/900/3600 s rollups). A rollup
+// bucket split across two checkpoints is two partial summaries, which reads merge
+// (sortMerge) and compaction joins. Part numbers are taken when the points are taken, so
+// every WAL record holding one of these points has a lower number: replay skips the
+// samples a written part already holds (wal-replay.ts).
+import type { HeadChunk } from './head.js';
+import type { EngineState } from './state.js';
+import { encodeChunk } from './chunk.js';
+import { rollUp, type Points } from './points.js';
+import { TIERS, chunkKey, windowOf, type Tier } from './keys.js';
+
+export interface FlushPart {
+  key: string;
+  tier: Tier;
+  window: number;
+  part: number;
+}
+
+export interface Flush {
+  chunk: HeadChunk;
+  points: Points;
+  parts: FlushPart[];
+}
+
+/** Takes a window's new points and numbers its parts (synchronously, with the WAL cut). */
+export function takeFlush(st: EngineState, c: HeadChunk): Flush {
+  const points = c.capture();
+  // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
+  // window, which is how the old layout's shared pairs are told apart (catalog.ts)
+  const parts: FlushPart[] = [];
+  for (let i = TIERS.length - 1; i >= 0; i--) {
+    const tier = TIERS[i]!;
+    const window = windowOf(c.window, tier);
+    const part = ++st.seq;
+    parts.push({ key: chunkKey(c.account, tier, c.series, window, part), tier, window, part });
+  }
+  return { chunk: c, points, parts };
+}
+
+/** The encoded parts of a flush, in the order of `flush.parts`. */
+export function encodeFlush(f: Flush): Buffer[] {
+  return f.parts.map((p) => encodeChunk(p.tier === 0 ? f.points : rollUp(f.points, p.tier), p.window));
+}
