@@ -18,6 +18,10 @@ import { Sources } from './domain/sources.js';
 import { CardinalityGuard } from './ingest/cardinality.js';
 import { PluginRegistry, BUILTIN_PLUGINS } from './notifiers/registry.js';
 import { Services } from './domain/services.js';
+import { Alerts } from './domain/alerts.js';
+import { AlertEngine } from './alerts/engine.js';
+import { AlertStates } from './alerts/state.js';
+import { Dispatcher } from './alerts/dispatch.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -45,6 +49,12 @@ export interface Runtime {
   plugins: PluginRegistry;
   /** notification services of the accounts */
   services: Services;
+  /** alert definitions */
+  alerts: Alerts;
+  /** evaluates alerts and sends their notifications */
+  alertEngine: AlertEngine;
+  /** the ingest pipeline tells the alert engine which metrics received points */
+  stored: (account: number, metrics: Iterable<string>) => void;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
@@ -91,6 +101,12 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
+  const services = new Services(store, commit, (type, settings) => plugins.check(type, settings), (type) => plugins.get(type)?.plugin.secrets ?? []);
+  const alerts = new Alerts(store, commit, async (account, id) => (await services.list(account)).some((s) => s.id === id));
+  services.deleteHooks.push((account, id) => alerts.detachService(account, id));
+  const alertLog = log.child({ component: 'alerts' });
+  const dispatcher = new Dispatcher(services, plugins, () => ({ timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url }), alertLog);
+  const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, dispatcher, (account) => accounts.accountById(account)?.email ?? String(account), alertLog);
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
     spaces: new Spaces(store, commit, async (account, metric) => {
@@ -99,8 +115,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     sources: new Sources(store, commit),
-    plugins,
-    services: new Services(store, commit, (type, settings) => plugins.check(type, settings), (type) => plugins.get(type)?.plugin.secrets ?? []),
+    plugins, services, alerts, alertEngine,
+    stored: (account, metrics) => alertEngine.appended(account, metrics),
     cardinality: new CardinalityGuard(() => rt.config.limits.new_series_per_hour, (account) => {
       metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });
     }),
@@ -117,10 +133,14 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     return { deleted: await catalog.deleteMany(account, p.names, progress) };
   });
   retention.schedule();
+  await alertEngine.start();
+  alertEngine.schedule(config.alerts.check_schedule);
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => engine.close());
   rt.closers.push(async () => { storeRecovery.stop(); await storeRecovery.idle(); });
   rt.closers.push(() => retention.stop());
+  // first to stop: no evaluation reads the engine while it closes
+  rt.closers.push(() => alertEngine.stop());
   await jobs.recover();
   return rt;
 }

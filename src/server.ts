@@ -174,6 +174,7 @@ function applyReload(rt: Runtime, next: Config): void {
   rt.log.level = next.log.level;
   rt.config = next;
   if (changed.includes('storage.retention_schedule')) rt.retention.reschedule();
+  if (changed.includes('alerts.check_schedule')) rt.alertEngine.schedule(next.alerts.check_schedule);
   if (changed.length) rt.log.info({ keys: changed }, 'configuration changes applied');
 }
 

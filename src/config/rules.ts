@@ -10,6 +10,7 @@ interface Checked {
   http: { headers_timeout_ms: number; request_timeout_ms: number; trust_proxy: boolean | string[] };
   tls: { cert_file: string | null; key_file: string | null };
   storage: { retention_schedule: string };
+  alerts: { check_schedule: string };
 }
 
 export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
@@ -39,6 +40,9 @@ export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, fil
   // checked here so a bad expression is refused by check-config and by a reload, not thrown at scheduling
   if (!cron.validate(c.storage.retention_schedule)) {
     at(['storage', 'retention_schedule'], 'storage.retention_schedule', `"${c.storage.retention_schedule}" is not a cron expression (minute hour day-of-month month day-of-week)`);
+  }
+  if (!cron.validate(c.alerts.check_schedule)) {
+    at(['alerts', 'check_schedule'], 'alerts.check_schedule', `"${c.alerts.check_schedule}" is not a cron expression ([second] minute hour day-of-month month day-of-week)`);
   }
   return problems;
 }

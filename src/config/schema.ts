@@ -142,6 +142,21 @@ export const configSchema = {
         },
       },
     },
+    alerts: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        check_schedule: {
+          type: 'string', default: '*/15 * * * * *', reload: 'live',
+          description: 'cron expression (with seconds) on which every active alert is evaluated; alerts on new data are evaluated sooner',
+        },
+        recently_cleared_seconds: {
+          type: 'integer', minimum: 60, maximum: 2592000, default: 86400, reload: 'live',
+          description: 'how long a cleared alert is listed as cleared by GET /v1/alerts/status',
+        },
+      },
+    },
     notifications: {
       type: 'object',
       additionalProperties: false,

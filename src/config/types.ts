@@ -53,6 +53,10 @@ export interface Config {
     /** engine checkpoints: sealed chunks + head snapshots written, WAL trimmed */
     checkpoint: { interval_seconds: number; wal_bytes: number; seal_idle_seconds: number };
   };
+  alerts: {
+    check_schedule: string;
+    recently_cleared_seconds: number;
+  };
   notifications: {
     /** absolute paths of extra plugin folders */
     plugin_dirs: string[];

@@ -4,7 +4,7 @@
 // shown masked; a masked value sent back (a GET body PUT back) keeps the stored secret.
 // The last deliveries of each service are kept with it, for the API.
 import type { Store } from '../store/db.js';
-import type { CommitQueue } from '../store/commit.js';
+import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { notFound, paramErrors } from '../errors.js';
@@ -51,6 +51,8 @@ export class Services {
   private readonly deliveries: Collection<Delivery[]>;
   private readonly ids: Sequence;
   private readonly lock = new AccountLock();
+  /** operations to run in the same batch as a service's deletion (alerts drop it) */
+  readonly deleteHooks: ((accountId: number, id: number) => Promise<WriteOp[]>)[] = [];
 
   constructor(store: Store, private readonly commit: CommitQueue, private readonly check: SettingsCheck, private readonly secretsOf: SecretsOf) {
     this.records = new Collection<ServiceRecord>(store, 'services');
@@ -99,8 +101,9 @@ export class Services {
   delete(accountId: number, id: number): Promise<void> {
     return this.lock.run(accountId, async () => {
       await this.get(accountId, id);
-      // (alerts, when they exist, drop the service from their lists here)
-      await this.commit.write([this.records.del(accountId, idKey(id)), this.deliveries.del(accountId, idKey(id))]);
+      const ops: WriteOp[] = [];
+      for (const hook of this.deleteHooks) ops.push(...(await hook(accountId, id)));
+      await this.commit.write([...ops, this.records.del(accountId, idKey(id)), this.deliveries.del(accountId, idKey(id))]);
     });
   }
 

@@ -13,6 +13,11 @@ export interface IngestDeps {
   engine: SeriesStore;
   /** the per-account limit on new series an hour (absent: no limit) */
   cardinality?: CardinalityGuard;
+  /**
+   * told which metrics of an account just received points, once they are stored (the
+   * alert engine); it must only take note: the request does not wait for what it does
+   */
+  stored?: (account: number, metrics: Iterable<string>) => void;
 }
 
 export interface IngestResult {
@@ -61,5 +66,6 @@ export async function ingest(
     });
   }
   await deps.engine.append(account, out);
+  deps.stored?.(account, periods.keys());
   return { accepted: samples.length };
 }

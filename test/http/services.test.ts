@@ -8,20 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
-
-interface Received { method: string; headers: http.IncomingHttpHeaders; body: string }
-
-async function listener(t: Test, status = 200) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => { received.push({ method: req.method!, headers: req.headers, body }); res.statusCode = status; res.end('ok'); });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received };
-}
+import { listener } from '../helpers/listener.js';
 
 t.test('services: create, read, list, update, delete, with settings checked by the plugin', async (t) => {
   const s = await startTestServer(t);

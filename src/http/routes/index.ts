@@ -10,13 +10,14 @@ import { gaugesRoutes, type GaugesDeps } from './gauges.js';
 import { sourcesRoutes, type SourcesDeps } from './sources.js';
 import { cardinalityRoutes, type CardinalityDeps } from './cardinality.js';
 import { servicesRoutes, type ServicesDeps } from './services.js';
+import { alertsRoutes, type AlertsDeps } from './alerts.js';
 
 /**
  * What the routers use, together (the runtime provides it). Each router takes only its
  * own part; they read it per request, so a config reload reaches them at once.
  */
-export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps & SourcesDeps & CardinalityDeps & ServicesDeps;
+export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps & SourcesDeps & CardinalityDeps & ServicesDeps & AlertsDeps;
 
 export function apiRouters(deps: ApiDeps): Router<RequestState>[] {
-  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps), sourcesRoutes(deps), cardinalityRoutes(deps), servicesRoutes(deps)];
+  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps), sourcesRoutes(deps), cardinalityRoutes(deps), servicesRoutes(deps), alertsRoutes(deps)];
 }

@@ -7,7 +7,7 @@ import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { parseTaggedFast } from '../../ingest/tagged-fast.js';
 import { parseJsonBody } from '../raw-json.js';
-import { ingest } from '../../ingest/pipeline.js';
+import { ingest, type IngestDeps } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
@@ -25,6 +25,8 @@ export interface MeasurementsDeps {
   engine: SeriesStore;
   /** the limit on new series an hour, checked on every write */
   cardinality: CardinalityGuard;
+  /** told which metrics received points (the alert engine) */
+  stored?: IngestDeps['stored'];
   metrics: SelfMetrics;
   readonly config: Config;
 }

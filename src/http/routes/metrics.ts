@@ -12,7 +12,7 @@ import { attributesSchema, type MetricAttributes } from '../../domain/metric-att
 import { metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema } from '../schemas/metrics.js';
 import { metricView } from '../views/metrics.js';
 import { parseSourced, sourcedSamples } from '../../ingest/sourced.js';
-import { ingest } from '../../ingest/pipeline.js';
+import { ingest, type IngestDeps } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSourcedQuery, wantsMeasurements } from '../../query/sourced-params.js';
 import { runSourcedQuery } from '../../query/sourced.js';
@@ -33,6 +33,8 @@ export interface MetricsDeps {
   engine: SeriesStore;
   /** the limit on new series an hour, checked on every write */
   cardinality: CardinalityGuard;
+  /** told which metrics received points (the alert engine) */
+  stored?: IngestDeps['stored'];
   jobs: JobRunner;
   /** display names of sources, for the legacy composite answer */
   sources: Sources;

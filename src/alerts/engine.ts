@@ -1,0 +1,273 @@
+// The alert engine: evaluates every active alert on a schedule (node-cron,
+// `alerts.check_schedule`) and, sooner, the alerts watching a metric that just received
+// points (the ingest pipeline tells it which metrics, nothing more: ingest never waits on
+// an evaluation). An alert fires when ALL its conditions have a violating stream; it
+// clears when one no longer has (a normal clear), on POST /clear (manual), or after ten
+// days without data (auto). Notifications go out through the Dispatcher; the state lives
+// in LevelDB (state.ts). Rules and choices: docs/alerts.md.
+import cron from 'node-cron';
+import type { AlertRecord, Alerts, ConditionRecord } from '../domain/alerts.js';
+import type { CommitQueue } from '../store/commit.js';
+import type { SeriesStore, SeriesRef } from '../tsdb/engine.js';
+import { sortMerge } from '../tsdb/points.js';
+import { canonicalMetricName } from '../domain/names.js';
+import { tagsMapToExpr } from '../query/filter.js';
+import type { Logger } from '../log.js';
+import type { Violation } from '../notifiers/plugin.js';
+import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './evaluate.js';
+import { AlertStates, freshState, type AlertState } from './state.js';
+import { alertNotification } from './notification.js';
+import type { Dispatcher } from './dispatch.js';
+
+/** Triggered alerts with no new measurements clear after this long (Librato's rule). */
+export const AUTO_CLEAR_SECONDS = 10 * 86400;
+/** How far back a stream's points are read beyond a condition's duration. */
+const LOOKBACK = 3600;
+/** Evaluations after new data wait this long, so one batch of posts costs one evaluation. */
+const DATA_DELAY_MS = 200;
+
+type Clock = () => number;
+
+export class AlertEngine {
+  private readonly byId = new Map<string, { account: number; alert: AlertRecord }>();
+  /** metric key `<account>!<metric>` -> alert keys watching it */
+  private readonly watching = new Map<string, Set<string>>();
+  private readonly dirty = new Set<string>();
+  private dataTimer: NodeJS.Timeout | null = null;
+  private task: { stop(): void | Promise<void> } | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly alerts: Alerts,
+    private readonly states: AlertStates,
+    private readonly series: SeriesStore,
+    private readonly commit: CommitQueue,
+    private readonly dispatcher: Dispatcher,
+    private readonly accountEmail: (accountId: number) => string,
+    private readonly log: Logger,
+    private readonly clock: Clock = () => Math.floor(Date.now() / 1000),
+  ) {
+    alerts.listeners.push((account, id, alert) => this.changed(account, id, alert));
+  }
+
+  /** Loads every alert; evaluation starts with `schedule`. */
+  async start(): Promise<void> {
+    for (const { account, alert } of await this.alerts.all()) {
+      this.index(account, alert);
+      await this.states.load(account, alert.id); // the status endpoints answer from memory
+    }
+  }
+
+  schedule(expression: string): void {
+    void this.task?.stop();
+    this.task = cron.schedule(expression, () => { void this.evaluateAll().catch((err) => this.log.error({ err }, 'alert evaluation failed')); });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.stop();
+    if (this.dataTimer) clearTimeout(this.dataTimer);
+    await this.running.catch(() => undefined);
+    await this.dispatcher.idle();
+  }
+
+  /** The ingest pipeline stored points of these metrics (lower-cased names) for an account. */
+  appended(account: number, metrics: Iterable<string>): void {
+    if (this.watching.size === 0) return;
+    for (const m of metrics) for (const key of this.watching.get(`${account}!${m}`) ?? []) this.dirty.add(key);
+    if (this.dirty.size && !this.dataTimer && !this.stopped) {
+      this.dataTimer = setTimeout(() => {
+        this.dataTimer = null;
+        const keys = [...this.dirty];
+        this.dirty.clear();
+        void this.serial(() => this.evaluateKeys(keys, this.clock())).catch((err) => this.log.error({ err }, 'alert evaluation failed'));
+      }, DATA_DELAY_MS);
+      this.dataTimer.unref();
+    }
+  }
+
+  /** Evaluates every alert now (the schedule's job; tests call it with their own clock). */
+  evaluateAll(now = this.clock()): Promise<void> {
+    return this.serial(() => this.evaluateKeys([...this.byId.keys()], now));
+  }
+
+  /** POST /v1/alerts/:id/clear: back to ok at once, with a clear notification if it was firing. */
+  clear(account: number, alertId: number, now = this.clock()): Promise<void> {
+    return this.serial(async () => {
+      const entry = this.byId.get(`${account}!${alertId}`);
+      if (!entry) return;
+      const s = { ...(await this.states.load(account, alertId)) };
+      const wasFiring = s.status === 'triggered';
+      Object.assign(s, { status: 'ok', violations: {}, manual_cleared_at: now, stream_notified_at: {} });
+      if (wasFiring) Object.assign(s, { cleared_at: now, cleared_by: 'manual' });
+      await this.commit.write([this.states.put(account, alertId, s)]);
+      if (wasFiring) this.dispatcher.send(account, entry.alert, alertNotification('clear', entry.alert, this.accountEmail(account), s, now));
+    });
+  }
+
+  /** `triggered` or `ok`. */
+  status(account: number, alertId: number): 'triggered' | 'ok' {
+    return this.states.peek(account, alertId)?.status ?? 'ok';
+  }
+
+  /** Firing alerts, and alerts cleared in the last `recentSeconds`. */
+  statusAll(account: number, recentSeconds: number, now = this.clock()): { firing: { id: number; triggered_at: number }[]; cleared: { id: number; cleared_at: number }[] } {
+    const firing: { id: number; triggered_at: number }[] = [];
+    const cleared: { id: number; cleared_at: number }[] = [];
+    for (const { account: a, alert } of this.byId.values()) {
+      if (a !== account) continue;
+      const s = this.states.peek(a, alert.id);
+      if (s?.status === 'triggered') firing.push({ id: alert.id, triggered_at: s.triggered_at! });
+      else if (s?.cleared_at && now - s.cleared_at <= recentSeconds) cleared.push({ id: alert.id, cleared_at: s.cleared_at });
+    }
+    return { firing, cleared };
+  }
+
+  /** Resolves once evaluations and notifications under way are done (tests). */
+  async idle(): Promise<void> {
+    await this.running.catch(() => undefined);
+    await this.dispatcher.idle();
+  }
+
+  /** One evaluation at a time: a clear and a tick never interleave on one state. */
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.running.then(fn, fn);
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  private changed(account: number, id: number, alert: AlertRecord | null): void {
+    const key = `${account}!${id}`;
+    const old = this.byId.get(key);
+    if (old) for (const c of old.alert.conditions) this.watching.get(`${account}!${canonicalMetricName(c.metric_name)}`)?.delete(key);
+    this.byId.delete(key);
+    if (alert) this.index(account, alert);
+    else void this.serial(() => this.commit.write([this.states.del(account, id)])).catch((err) => this.log.error({ err }, 'could not delete alert state'));
+  }
+
+  private index(account: number, alert: AlertRecord): void {
+    const key = `${account}!${alert.id}`;
+    this.byId.set(key, { account, alert });
+    for (const c of alert.conditions) {
+      const m = `${account}!${canonicalMetricName(c.metric_name)}`;
+      let set = this.watching.get(m);
+      if (!set) this.watching.set(m, (set = new Set()));
+      set.add(key);
+    }
+  }
+
+  private async evaluateKeys(keys: string[], now: number): Promise<void> {
+    for (const key of keys) {
+      if (this.stopped) return;
+      const entry = this.byId.get(key);
+      if (!entry) continue;
+      try {
+        await this.evaluate(entry.account, entry.alert, now);
+      } catch (err) {
+        this.log.error({ err, alert: entry.alert.id }, 'alert evaluation failed');
+      }
+    }
+  }
+
+  private async evaluate(account: number, alert: AlertRecord, now: number): Promise<void> {
+    const before = await this.states.load(account, alert.id);
+    const s: AlertState = structuredClone(before);
+    if (!alert.active || alert.conditions.length === 0) {
+      // an inactive alert never fires; one switched off while firing is ok again, silently
+      if (s.status === 'triggered') Object.assign(s, freshState(), { cleared_at: before.cleared_at });
+    } else {
+      const trackingFrom = Math.max(alert.updated_at, s.manual_cleared_at ?? 0);
+      let holds = true;
+      for (const c of alert.conditions) {
+        const found = s.violations[c.id] ?? {};
+        const { verdicts, newest } = await this.verdicts(account, c, now, trackingFrom);
+        if (newest !== null && (s.last_data_at === null || newest > s.last_data_at)) s.last_data_at = newest;
+        for (const [stream, v] of verdicts) {
+          if (v.kind === 'violating') found[stream] = violation(c, v);
+          else if (v.kind === 'ok') delete found[stream];
+        }
+        s.violations[c.id] = found;
+        if (Object.keys(found).length === 0) holds = false;
+      }
+      for (const id of Object.keys(s.violations)) if (!alert.conditions.some((c) => String(c.id) === id)) delete s.violations[id];
+      this.transition(account, alert, s, holds, now);
+    }
+    if (JSON.stringify(s) !== JSON.stringify(before)) await this.commit.write([this.states.put(account, alert.id, s)]);
+  }
+
+  /** Trigger, repeat after rearm, clear (normal or auto): notifications follow the state. */
+  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): void {
+    const email = this.accountEmail(account);
+    if (s.status === 'triggered' && s.last_data_at !== null && now - s.last_data_at >= AUTO_CLEAR_SECONDS) {
+      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: {} });
+      this.dispatcher.send(account, alert, alertNotification('clear', alert, email, s, now));
+      return;
+    }
+    if (!holds) {
+      if (s.status === 'triggered') {
+        Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'normal', stream_notified_at: {} });
+        this.dispatcher.send(account, alert, alertNotification('clear', alert, email, s, now));
+      }
+      return;
+    }
+    const streams = new Set(Object.values(s.violations).flatMap((byStream) => Object.keys(byStream)));
+    const newestData = Math.max(...Object.values(s.violations).flatMap((byStream) => Object.values(byStream).map((v) => v.recorded_at)));
+    if (s.status === 'ok') {
+      Object.assign(s, { status: 'triggered', triggered_at: now, incident_key: `${alert.id}-${now}` });
+    } else {
+      // a repeat needs new violating data: a stream gone quiet is not re-notified
+      if (newestData <= (s.notified_data_at ?? -Infinity)) return;
+      const due = alert.rearm_per_signal
+        ? [...streams].some((k) => now - (s.stream_notified_at[k] ?? -Infinity) >= alert.rearm_seconds)
+        : now - (s.last_notified_at ?? -Infinity) >= alert.rearm_seconds;
+      if (!due) return;
+    }
+    s.last_notified_at = now;
+    s.notified_data_at = newestData;
+    for (const k of streams) s.stream_notified_at[k] = now;
+    this.dispatcher.send(account, alert, alertNotification('trigger', alert, email, s, now));
+  }
+
+  /** The verdict of each stream (or the group) of one condition, and the newest point seen. */
+  private async verdicts(account: number, c: ConditionRecord, now: number, trackingFrom: number): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
+    const refs = this.series.select(account, canonicalMetricName(c.metric_name), tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values]))));
+    const verdicts = new Map<string, Verdict>();
+    if (refs.length === 0) return { verdicts, newest: null };
+    const span = (c.duration ?? 0) + LOOKBACK;
+    const ids = refs.map((r) => r.id);
+    const raw = await this.series.read(account, ids, 0, now - span, now + 1);
+    let newest: number | null = null;
+    raw.forEach((p) => { const t = p.t[p.t.length - 1]; if (t !== undefined && (newest === null || t > newest)) newest = t; });
+    if (c.type === 'absent') {
+      // streams silent for longer than the raw read: their last point, from the 60 s tier
+      const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
+      const older = quiet.length ? await this.series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span) : [];
+      const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
+      refs.forEach((r, i) => {
+        const p = raw[i]!;
+        const latest = p.t.length ? p.t[p.t.length - 1]! : latestOf.get(r.id) ?? null;
+        verdicts.set(streamKey(r.tags), absentVerdict(c, latest !== null && latest >= trackingFrom - c.duration! ? latest : null, now));
+      });
+      return { verdicts, newest };
+    }
+    if (c.tags.some((t) => t.grouped)) {
+      verdicts.set(groupKey(c), thresholdVerdict(c, sortMerge(raw), now, trackingFrom));
+    } else {
+      refs.forEach((r: SeriesRef, i) => verdicts.set(streamKey(r.tags), thresholdVerdict(c, raw[i]!, now, trackingFrom)));
+    }
+    return { verdicts, newest };
+  }
+}
+
+/** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */
+function groupKey(c: ConditionRecord): string {
+  return streamKey(c.tags.map((t) => [t.name, t.values.join('|')] as const));
+}
+
+function violation(c: ConditionRecord, v: Extract<Verdict, { kind: 'violating' }>): Violation {
+  return {
+    metric: c.metric_name, value: v.value, recorded_at: v.recorded_at, condition_violated: c.id,
+    ...(v.count !== undefined ? { count: v.count, begin: v.begin, end: v.end } : {}),
+  };
+}

@@ -1,0 +1,121 @@
+// /v1/alerts: alert definitions (spec "Alerts", notes §5), their services, status and clear.
+import Router from '@koa/router';
+import { accountId, type Ctx, type RequestState } from '../state.js';
+import { body, isForm } from '../request.js';
+import { bodyValidator } from '../../schema/validate.js';
+import { paginate, parsePage } from '../pagination.js';
+import { pathId } from '../path.js';
+import { paramErrors } from '../../errors.js';
+import type { AlertInput, AlertRecord, Alerts } from '../../domain/alerts.js';
+import type { Services } from '../../domain/services.js';
+import type { AlertEngine } from '../../alerts/engine.js';
+import type { Config } from '../../config/types.js';
+
+const alertFields = {
+  name: { type: 'string', maxLength: 255 },
+  description: { type: ['string', 'null'], maxLength: 1024 },
+  version: { type: 'integer' },
+  conditions: { type: 'array', maxItems: 50, items: { type: 'object', maxProperties: 20 } },
+  services: { type: 'array', maxItems: 50 },
+  attributes: { type: 'object', maxProperties: 50 },
+  active: { type: 'boolean' },
+  rearm_seconds: { type: ['integer', 'null'] },
+  rearm_per_signal: { type: 'boolean' },
+  md: { type: 'boolean' },
+  // echoes of a GET body PUT back; the path names the alert
+  id: {}, created_at: {}, updated_at: {},
+} as const;
+
+const validate = bodyValidator<AlertInput>({ type: 'object', additionalProperties: false, properties: alertFields });
+const validateService = bodyValidator<{ service?: unknown }>({
+  type: 'object', additionalProperties: false, required: ['service'], properties: { service: { type: ['integer', 'string'] } },
+});
+
+export interface AlertsDeps {
+  alerts: Alerts;
+  alertEngine: AlertEngine;
+  services: Services;
+  readonly config: Config;
+}
+
+export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
+  const r = new Router<RequestState>({ prefix: '/v1/alerts' });
+  const id = (ctx: Ctx) => pathId(ctx.params.id, 'Alert');
+  const view = async (account: number, a: AlertRecord) => {
+    const services = [];
+    for (const sid of a.services) {
+      const s = await deps.services.get(account, sid).catch(() => null);
+      if (s) services.push({ id: s.id, type: s.type, settings: deps.services.masked(s), title: s.title });
+    }
+    return { ...a, services };
+  };
+
+  r.get('/', async (ctx) => {
+    const account = accountId(ctx);
+    const page = parsePage(ctx.query, ['updated_at']);
+    const name = typeof ctx.query.name === 'string' ? ctx.query.name.toLowerCase() : null;
+    const version = ctx.query.version;
+    if (version !== undefined && version !== '1' && version !== '2') throw paramErrors({ version: ['must be 1 or 2'] });
+    const matching = (await deps.alerts.list(account))
+      .filter((a) => (name === null || a.name.toLowerCase().includes(name)) && (version === undefined || String(a.version) === version));
+    const { query, items } = paginate(matching, matching.length, page, (a) => a.updated_at);
+    const alerts = [];
+    for (const a of items) alerts.push(await view(account, a));
+    ctx.body = { query, alerts };
+  });
+
+  r.post('/', async (ctx) => {
+    const account = accountId(ctx);
+    const a = await deps.alerts.create(account, validate(body(ctx), isForm(ctx)));
+    ctx.status = 201;
+    ctx.set('Location', `/v1/alerts/${a.id}`);
+    ctx.body = await view(account, a);
+  });
+
+  // before /:id, which would take "status" for an id (and answer 404)
+  r.get('/status', (ctx) => {
+    ctx.body = deps.alertEngine.statusAll(accountId(ctx), deps.config.alerts.recently_cleared_seconds);
+  });
+
+  r.get('/:id', async (ctx) => {
+    const account = accountId(ctx);
+    ctx.body = await view(account, await deps.alerts.get(account, id(ctx)));
+  });
+
+  r.put('/:id', async (ctx) => {
+    await deps.alerts.update(accountId(ctx), id(ctx), validate(body(ctx), isForm(ctx)));
+    ctx.status = 204;
+  });
+
+  r.delete('/:id', async (ctx) => {
+    await deps.alerts.delete(accountId(ctx), id(ctx));
+    ctx.status = 204;
+  });
+
+  r.get('/:id/status', async (ctx) => {
+    const account = accountId(ctx);
+    const a = await deps.alerts.get(account, id(ctx));
+    ctx.body = { alert: { id: a.id }, status: deps.alertEngine.status(account, a.id) };
+  });
+
+  r.post('/:id/clear', async (ctx) => {
+    const account = accountId(ctx);
+    const a = await deps.alerts.get(account, id(ctx));
+    await deps.alertEngine.clear(account, a.id);
+    ctx.status = 204;
+  });
+
+  r.post('/:id/services', async (ctx) => {
+    const alertId = id(ctx);
+    const sid = await deps.alerts.addService(accountId(ctx), alertId, validateService(body(ctx), isForm(ctx)).service);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/alerts/${alertId}/services/${sid}`);
+  });
+
+  r.delete('/:id/services/:service', async (ctx) => {
+    await deps.alerts.removeService(accountId(ctx), id(ctx), pathId(ctx.params.service, 'Service'));
+    ctx.status = 204;
+  });
+
+  return r;
+}

@@ -1,0 +1,214 @@
+// The alert engine's rules on known data, through the HTTPS API with a real webhook
+// receiver on loopback. Measurements are posted with times after the alert was created
+// (tracking starts there) and up to an hour ahead of the clock (the accepted skew); the
+// engine is then evaluated at chosen moments (its schedule is set to once a year, and
+// evaluations on new data at the wall clock see nothing yet: the points lie ahead of it).
+import t, { type Test } from 'tap';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { listener } from '../helpers/listener.js';
+import { tempDir } from '../helpers/tmp.js';
+import { poll } from '../helpers/poll.js';
+
+const YAML = 'alerts:\n  check_schedule: "0 0 1 1 *"';
+
+interface Setup {
+  s: TestServer;
+  hook: Awaited<ReturnType<typeof listener>>;
+  sid: number;
+  t0: number;
+  account: number;
+  evaluate(at: number): Promise<void>;
+  /** the payloads received so far, parsed */
+  payloads(): Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  alert(json: Record<string, unknown>): Promise<number>;
+  post(metric: string, points: [number, number][], tags?: Record<string, string>): Promise<void>;
+}
+
+async function setup(t: Test, dataDir?: string): Promise<Setup> {
+  const s = await startTestServer(t, YAML, dataDir ? { dataDir, keepData: true } : {});
+  const hook = await listener(t);
+  const sid = (await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: hook.url } } })).body.id;
+  const rt = s.server.rt;
+  const t0 = Math.floor(Date.now() / 1000) + 5;
+  return {
+    s, hook, sid, t0, account: rt.accounts.findAccount(s.admin.user)!.id,
+    async evaluate(at) { await rt.alertEngine.evaluateAll(at); await rt.alertEngine.idle(); },
+    payloads: () => hook.received.map((r) => JSON.parse(new URLSearchParams(r.body).get('payload')!)),
+    async alert(json) {
+      const r = await s.request('POST', '/v1/alerts', { json: { services: [sid], ...json } });
+      if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+      return r.body.id;
+    },
+    async post(metric, points, tags = { host: 'web1' }) {
+      const r = await s.request('POST', '/v1/measurements', { json: { tags, measurements: points.map(([time, value]) => ({ name: metric, time, value })) } });
+      if (r.status !== 202 && r.status !== 200) throw new Error(`${r.status} ${r.text}`);
+    },
+  };
+}
+
+t.test('above with a duration, per stream: trigger (the Librato payload), rearm, normal clear, status', async (t) => {
+  const x = await setup(t);
+  const id = await x.alert({ name: 'cpu.high', rearm_seconds: 600, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90, duration: 120, tags: [{ name: 'host', values: ['web*'], grouped: false }] }] });
+  const cid = (await x.s.get(`/v1/alerts/${id}`)).body.conditions[0].id;
+  const { t0 } = x;
+  await x.post('cpu', [60, 90, 120, 150, 180].map((d) => [t0 + d, 95]));
+  await x.post('cpu', [[t0 + 60, 50], [t0 + 180, 50]], { host: 'web2' });
+  await x.evaluate(t0 + 170);
+  t.same(x.payloads(), [], 'violating for 110 s of a 120 s duration: not yet');
+  t.same((await x.s.get(`/v1/alerts/${id}/status`)).body, { alert: { id }, status: 'ok' });
+  await x.evaluate(t0 + 185);
+  t.equal(x.payloads().length, 1, 'violating for the whole duration: one notification');
+  const p = x.payloads()[0]!;
+  t.same(p.alert, { id, name: 'cpu.high', description: null, runbook_url: null, version: 2 });
+  t.equal(p.account, x.s.admin.user);
+  t.equal(p.trigger_time, t0 + 185);
+  t.equal(p.incident_key, `${id}-${t0 + 185}`);
+  t.same(p.conditions, [{ id: cid, type: 'above', threshold: 90, duration: 120, summary_function: 'average' }]);
+  t.same(p.violations, { 'host=web1': [{ metric: 'cpu', value: 95, recorded_at: t0 + 180, condition_violated: cid, count: 5, begin: t0 + 60, end: t0 + 180 }] }, 'only the violating stream, keyed by its tags');
+  t.equal(p.triggered_by_user_test, false);
+  t.same((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'triggered');
+  t.same((await x.s.get('/v1/alerts/status')).body.firing, [{ id, triggered_at: t0 + 185 }]);
+
+  await x.evaluate(t0 + 200);
+  t.equal(x.payloads().length, 1, 'still violating within rearm_seconds: no repeat');
+  await x.post('cpu', [[t0 + 210, 10]]);
+  await x.evaluate(t0 + 215);
+  t.equal(x.payloads().length, 2, 'back to normal: a clear');
+  t.same(x.payloads()[1], { alert: p.alert, account: x.s.admin.user, trigger_time: t0 + 215, clear: 'normal', incident_key: p.incident_key });
+  t.same((await x.s.get('/v1/alerts/status')).body, { firing: [], cleared: [{ id, cleared_at: t0 + 215 }] });
+  const deliveries = (await x.s.get(`/v1/services/${x.sid}/deliveries`)).body.deliveries;
+  t.same(deliveries.map((d: { kind: string; status: string }) => [d.kind, d.status]), [['clear', 'sent'], ['trigger', 'sent']], 'each delivery recorded with the service');
+});
+
+t.test('rearm_seconds repeats a notification while the alert keeps firing', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'r', rearm_seconds: 60, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 1 }] });
+  await x.post('cpu', [[x.t0 + 10, 5], [x.t0 + 40, 6], [x.t0 + 80, 7]]);
+  await x.evaluate(x.t0 + 20);
+  await x.evaluate(x.t0 + 50);
+  t.equal(x.payloads().length, 1, 'new violating data within rearm_seconds: no repeat');
+  await x.evaluate(x.t0 + 81);
+  t.equal(x.payloads().length, 2, 'a repeat once rearm_seconds have passed');
+  await x.evaluate(x.t0 + 200);
+  t.equal(x.payloads().length, 2, 'no repeat without new violating data');
+  t.equal(x.payloads()[1]!.incident_key, x.payloads()[0]!.incident_key, 'the same incident');
+});
+
+t.test('below, grouped: the matching streams are evaluated as one', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'g', conditions: [{ type: 'below', metric_name: 'free', threshold: 10, summary_function: 'max', tags: [{ name: 'host', values: ['*'], grouped: true }] }] });
+  await x.post('free', [[x.t0 + 60, 5]], { host: 'a' });
+  await x.post('free', [[x.t0 + 60, 50]], { host: 'b' });
+  await x.evaluate(x.t0 + 70);
+  t.same(x.payloads(), [], 'the group\'s max is 50: not below 10');
+  await x.post('free', [[x.t0 + 120, 1]], { host: 'a' });
+  await x.post('free', [[x.t0 + 120, 2]], { host: 'b' });
+  await x.evaluate(x.t0 + 130);
+  t.equal(x.payloads().length, 1);
+  t.same(Object.keys(x.payloads()[0]!.violations), ['host=*']);
+  t.equal(x.payloads()[0]!.violations['host=*'][0].value, 2, 'the max over both streams');
+});
+
+t.test('absent: fires for a stream that reported and went quiet; clears when it reports again', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'quiet', conditions: [{ type: 'absent', metric_name: 'beat', duration: 60 }] });
+  await x.evaluate(x.t0 + 200);
+  t.same(x.payloads(), [], 'a stream that never reported is not absent');
+  await x.post('beat', [[x.t0 + 30, 1]]);
+  await x.evaluate(x.t0 + 80);
+  t.same(x.payloads(), [], 'reported 50 s ago');
+  await x.evaluate(x.t0 + 100);
+  t.equal(x.payloads().length, 1, 'silent for 70 s of a 60 s duration');
+  t.match(x.payloads()[0]!.violations, { 'host=web1': [{ metric: 'beat', recorded_at: x.t0 + 30 }] });
+  await x.post('beat', [[x.t0 + 110, 1]]);
+  await x.evaluate(x.t0 + 115);
+  t.equal(x.payloads()[1]!.clear, 'normal');
+});
+
+t.test('derivative: a decrease is a reset reported as zero only with detect_reset', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'drop', conditions: [{ type: 'below', metric_name: 'requests', threshold: -50, summary_function: 'derivative' }] });
+  await x.alert({ name: 'drop.reset', conditions: [{ type: 'below', metric_name: 'requests', threshold: -50, summary_function: 'derivative', detect_reset: true }] });
+  await x.post('requests', [[x.t0 + 10, 100], [x.t0 + 20, 0]]);
+  await x.evaluate(x.t0 + 30);
+  t.same(x.payloads().map((p) => p.alert.name), ['drop'], 'the delta -100 fires only where resets are not detected');
+  t.equal(x.payloads()[0]!.violations['host=web1'][0].value, -100);
+});
+
+t.test('ALL conditions must hold; an inactive alert never fires', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'both', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }, { type: 'above', metric_name: 'mem', threshold: 90 }] });
+  await x.alert({ name: 'off', active: false, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  await x.post('cpu', [[x.t0 + 10, 95]]);
+  await x.evaluate(x.t0 + 20);
+  t.same(x.payloads(), [], 'one condition of two');
+  await x.post('mem', [[x.t0 + 30, 95]]);
+  await x.evaluate(x.t0 + 40);
+  t.same(x.payloads().map((p) => p.alert.name), ['both']);
+  t.same(Object.values(x.payloads()[0]!.violations).flat().map((v: { metric: string }) => v.metric).sort(), ['cpu', 'mem']);
+});
+
+t.test('manual clear: a clear notification, and only later samples trigger again', async (t) => {
+  const x = await setup(t);
+  const id = await x.alert({ name: 'm', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  await x.post('cpu', [[x.t0 + 10, 95]]);
+  await x.evaluate(x.t0 + 20);
+  await x.s.server.rt.alertEngine.clear(x.account, id, x.t0 + 30);
+  await x.s.server.rt.alertEngine.idle();
+  t.same(x.payloads().map((p) => p.clear ?? 'trigger'), ['trigger', 'manual']);
+  t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'ok');
+  await x.evaluate(x.t0 + 40);
+  t.equal(x.payloads().length, 2, 'the sample before the clear does not trigger again');
+  await x.post('cpu', [[x.t0 + 50, 96]]);
+  await x.evaluate(x.t0 + 60);
+  t.equal(x.payloads().length, 3, 'a new violating sample does');
+  t.equal((await x.s.request('POST', `/v1/alerts/${id}/clear`)).status, 204);
+  await poll(async () => (x.payloads().length === 4 ? true : undefined));
+  t.equal(x.payloads()[3]!.clear, 'manual', 'POST /clear sends the clear too');
+});
+
+t.test('a triggered alert without data for ten days clears automatically', async (t) => {
+  const x = await setup(t);
+  const id = await x.alert({ name: 'stale', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  await x.post('cpu', [[x.t0 + 10, 95]]);
+  await x.evaluate(x.t0 + 20);
+  await x.evaluate(x.t0 + 9 * 86400);
+  t.equal(x.payloads().length, 1, 'nine days: still firing');
+  await x.evaluate(x.t0 + 10 * 86400 + 20);
+  t.equal(x.payloads()[1]!.clear, 'auto');
+  t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'ok');
+});
+
+t.test('source-based measurements are watched too (the source is the tag `source`)', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'legacy', conditions: [{ type: 'above', metric_name: 'load', threshold: 4, tags: [{ name: 'source', values: ['db*'], grouped: false }] }] });
+  const r = await x.s.request('POST', '/v1/metrics', { json: { gauges: [{ name: 'load', value: 9, source: 'db1', measure_time: x.t0 + 10 }, { name: 'load', value: 9, source: 'web1', measure_time: x.t0 + 10 }] } });
+  t.equal(r.status, 200);
+  await x.evaluate(x.t0 + 20);
+  t.same(Object.keys(x.payloads()[0]!.violations), ['source=db1']);
+});
+
+t.test('new data is evaluated without waiting for the schedule', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'now', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  // a point at the wall clock's present: the evaluation on new data sees it
+  const now = Math.floor(Date.now() / 1000);
+  await x.s.request('POST', '/v1/measurements', { json: { tags: { host: 'a' }, measurements: [{ name: 'cpu', time: now, value: 99 }] } });
+  await poll(async () => (x.payloads().length === 1 ? true : undefined));
+  t.equal(x.payloads()[0]!.alert.name, 'now');
+});
+
+t.test('a restart neither forgets a firing alert nor sends it again', async (t) => {
+  const dir = tempDir(t);
+  const x = await setup(t, dir);
+  const id = await x.alert({ name: 'keep', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  await x.post('cpu', [[x.t0 + 10, 95]]);
+  await x.evaluate(x.t0 + 20);
+  t.equal(x.payloads().length, 1);
+  await x.s.stop();
+  const s2 = await startTestServer(t, YAML, { dataDir: dir, keepData: true });
+  t.equal((await s2.get(`/v1/alerts/${id}/status`)).body.status, 'triggered', 'still firing after the restart');
+  await s2.server.rt.alertEngine.evaluateAll(x.t0 + 30);
+  await s2.server.rt.alertEngine.idle();
+  t.equal(x.payloads().length, 1, 'and not sent again');
+});
