@@ -3,7 +3,9 @@
 // and peak RSS from /proc, stop it, compact, measure bytes on disk, restart it and time
 // the four queries. Medians of the runs go to docs/benchmarks.md.
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
-// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_NODE_FLAGS (server flags,
+// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_ALERTS (0: active alerts
+// watching the workload's series during ingest, one per host; `npm run bench:alerts`
+// compares), BENCH_NODE_FLAGS (server flags,
 // e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures). The server
 // runs with MALLOC_ARENA_MAX=2, as the systemd unit sets it (override with the variable).
 import { spawn, execFileSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
+import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { METRIC } from './workload.js';
 
@@ -21,6 +24,7 @@ const SERIES = Number(process.env.BENCH_SERIES ?? 10000);
 const POINTS = Number(process.env.BENCH_POINTS ?? 1440);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const REPEAT = Number(process.env.BENCH_QUERY_REPEAT ?? 25);
+const ALERTS = Number(process.env.BENCH_ALERTS ?? 0);
 const CONCURRENCY = 4;
 const TICK = 100; // USER_HZ for /proc/<pid>/stat
 
@@ -82,6 +86,28 @@ function get(port, auth, path) {
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))]; };
 const median = (xs) => pct(xs, 0.5);
 
+/** `count` active alerts on the workload's metric, one host each, notifying a local receiver. */
+async function createAlerts(port, auth, count) {
+  const receiver = http.createServer((req, res) => { req.resume(); req.on('end', () => res.end('ok')); });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  receiver.unref();
+  const post = (path, body) => new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = https.request({ host: '127.0.0.1', port, method: 'POST', path, rejectUnauthorized: false, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => (res.statusCode < 300 ? resolve(JSON.parse(b)) : reject(new Error(`${path}: ${res.statusCode} ${b}`))));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+  const service = await post('/v1/services', { title: 'bench', type: 'webhook', settings: { url: `http://127.0.0.1:${receiver.address().port}/` } });
+  for (let i = 0; i < count; i++) {
+    await post('/v1/alerts', {
+      name: `bench.${i}`, services: [service.id],
+      conditions: [{ type: 'above', metric_name: METRIC, threshold: 1e15, duration: 300, tags: [{ name: 'host', values: [`host-${i}`], grouped: false }] }],
+    });
+  }
+}
+
 async function oneRun(n) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const config = join(dir, 'config.yaml');
@@ -98,6 +124,7 @@ async function oneRun(n) {
   const pass = /^token: (.*)$/m.exec(creds)[1];
   const auth = 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
   const end = Math.floor(Date.now() / 1000 / 60) * 60;
+  if (ALERTS > 0) await createAlerts(port, auth, ALERTS);
 
   const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, user, pass, SERIES, POINTS, BATCH, CONCURRENCY, end], { stdio: ['pipe', 'pipe', 'inherit'] });
   // BENCH_TRACE_MEM=1: sample the server's own memory figures while it ingests

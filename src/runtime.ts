@@ -21,7 +21,8 @@ import { Services } from './domain/services.js';
 import { Alerts } from './domain/alerts.js';
 import { AlertEngine } from './alerts/engine.js';
 import { AlertStates } from './alerts/state.js';
-import { Dispatcher } from './alerts/dispatch.js';
+import { deliveryHooks } from './alerts/dispatch.js';
+import { Outbox } from './notifiers/outbox.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -105,8 +106,13 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const alerts = new Alerts(store, commit, async (account, id) => (await services.list(account)).some((s) => s.id === id));
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
   const alertLog = log.child({ component: 'alerts' });
-  const dispatcher = new Dispatcher(services, plugins, () => ({ timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url }), alertLog);
-  const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, dispatcher, (account) => accounts.accountById(account)?.email ?? String(account), alertLog);
+  const hooks = deliveryHooks(services, plugins, () => ({ timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url }), alertLog,
+    (result) => metrics.notifications.inc({ result }));
+  const outbox = new Outbox(store, commit, hooks, () => ({
+    retryInitialMs: rt.config.notifications.retry_initial_ms, maxAgeMs: rt.config.notifications.retry_max_age * 1000,
+  }), alertLog);
+  metrics.watchOutbox(() => outbox.length);
+  const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, outbox, (account) => accounts.accountById(account)?.email ?? String(account), alertLog);
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
     spaces: new Spaces(store, commit, async (account, metric) => {
@@ -135,11 +141,13 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   retention.schedule();
   await alertEngine.start();
   alertEngine.schedule(config.alerts.check_schedule);
+  await outbox.start();
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => engine.close());
   rt.closers.push(async () => { storeRecovery.stop(); await storeRecovery.idle(); });
   rt.closers.push(() => retention.stop());
   // first to stop: no evaluation reads the engine while it closes
+  rt.closers.push(() => outbox.stop());
   rt.closers.push(() => alertEngine.stop());
   await jobs.recover();
   return rt;

@@ -52,6 +52,18 @@ export class SelfMetrics {
     registers: [this.registry],
   });
 
+  readonly notifications = new Counter({
+    name: 'gaugeway_notifications_total',
+    help: 'Notification delivery attempts and their ends: sent, failed (an attempt), retried, dropped (after the last retry)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  /** The outbox's length, read at scrape time. */
+  watchOutbox(length: () => number): void {
+    new Gauge({ name: 'gaugeway_notification_queue_length', help: 'Notifications waiting in the outbox', registers: [this.registry], collect() { this.set(length()); } });
+  }
+
   /** Gauges read from the engine at scrape time. */
   watchEngine(stats: () => { series: number; headPoints: number; walBytes: number; chunkParts: number }): void {
     const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({

@@ -26,7 +26,7 @@ const LEAVES = ['errors', 'log'];
 const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   http: { values: ['ingest', 'query', 'domain', 'auth', 'schema', 'match', 'config', 'selfmetrics', 'notifiers', ...LEAVES], types: ['tsdb', 'store', 'alerts'] },
   // notification plugins' contract, registry and delivery: no app layer below them
-  notifiers: { values: [...LEAVES] },
+  notifiers: { values: ['store', ...LEAVES] },
   alerts: { values: ['domain', 'tsdb', 'query', 'notifiers', 'store', ...LEAVES] },
   ingest: { values: ['domain', 'tsdb', 'store', 'schema', 'match', ...LEAVES] },
   query: { values: ['domain', 'tsdb', 'match', 'schema', ...LEAVES] },

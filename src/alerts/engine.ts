@@ -3,26 +3,24 @@
 // points (the ingest pipeline tells it which metrics, nothing more: ingest never waits on
 // an evaluation). An alert fires when ALL its conditions have a violating stream; it
 // clears when one no longer has (a normal clear), on POST /clear (manual), or after ten
-// days without data (auto). Notifications go out through the Dispatcher; the state lives
-// in LevelDB (state.ts). Rules and choices: docs/alerts.md.
+// days without data (auto). Notifications go into the durable outbox in the same batch
+// as the state that decided them (state.ts); its worker delivers them. Rules: docs/alerts.md.
 import cron from 'node-cron';
 import type { AlertRecord, Alerts, ConditionRecord } from '../domain/alerts.js';
 import type { CommitQueue } from '../store/commit.js';
-import type { SeriesStore, SeriesRef } from '../tsdb/engine.js';
-import { sortMerge } from '../tsdb/points.js';
+import type { SeriesStore } from '../tsdb/engine.js';
 import { canonicalMetricName } from '../domain/names.js';
-import { tagsMapToExpr } from '../query/filter.js';
 import type { Logger } from '../log.js';
 import type { Violation } from '../notifiers/plugin.js';
-import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './evaluate.js';
+import type { Verdict } from './evaluate.js';
+import { AUTO_CLEAR_SECONDS, conditionVerdicts } from './streams.js';
+import { previewAlert, type Preview } from './preview.js';
 import { AlertStates, freshState, type AlertState } from './state.js';
 import { alertNotification } from './notification.js';
-import type { Dispatcher } from './dispatch.js';
+import type { Outbox } from '../notifiers/outbox.js';
+import type { Notification } from '../notifiers/plugin.js';
+import type { WriteOp } from '../store/commit.js';
 
-/** Triggered alerts with no new measurements clear after this long (Librato's rule). */
-export const AUTO_CLEAR_SECONDS = 10 * 86400;
-/** How far back a stream's points are read beyond a condition's duration. */
-const LOOKBACK = 3600;
 /** Evaluations after new data wait this long, so one batch of posts costs one evaluation. */
 const DATA_DELAY_MS = 200;
 
@@ -43,7 +41,7 @@ export class AlertEngine {
     private readonly states: AlertStates,
     private readonly series: SeriesStore,
     private readonly commit: CommitQueue,
-    private readonly dispatcher: Dispatcher,
+    private readonly outbox: Outbox,
     private readonly accountEmail: (accountId: number) => string,
     private readonly log: Logger,
     private readonly clock: Clock = () => Math.floor(Date.now() / 1000),
@@ -69,7 +67,6 @@ export class AlertEngine {
     await this.task?.stop();
     if (this.dataTimer) clearTimeout(this.dataTimer);
     await this.running.catch(() => undefined);
-    await this.dispatcher.idle();
   }
 
   /** The ingest pipeline stored points of these metrics (lower-cased names) for an account. */
@@ -101,9 +98,13 @@ export class AlertEngine {
       const wasFiring = s.status === 'triggered';
       Object.assign(s, { status: 'ok', violations: {}, manual_cleared_at: now, stream_notified_at: {} });
       if (wasFiring) Object.assign(s, { cleared_at: now, cleared_by: 'manual' });
-      await this.commit.write([this.states.put(account, alertId, s)]);
-      if (wasFiring) this.dispatcher.send(account, entry.alert, alertNotification('clear', entry.alert, this.accountEmail(account), s, now));
+      await this.save(account, entry.alert, s, wasFiring ? [alertNotification('clear', entry.alert, this.accountEmail(account), s, now)] : []);
     });
+  }
+
+  /** When these conditions would have triggered and cleared over stored data (preview.ts). */
+  preview(account: number, conditions: ConditionRecord[], start: number, end: number, step: number): Promise<Preview> {
+    return previewAlert(this.series, account, conditions, start, end, step);
   }
 
   /** `triggered` or `ok`. */
@@ -124,10 +125,23 @@ export class AlertEngine {
     return { firing, cleared };
   }
 
-  /** Resolves once evaluations and notifications under way are done (tests). */
+  /** Resolves once evaluations and the deliveries they made due are done (tests). */
   async idle(): Promise<void> {
     await this.running.catch(() => undefined);
-    await this.dispatcher.idle();
+    await this.outbox.idle();
+  }
+
+  /** The state and its notifications (as outbox entries) in one batch; then delivery. */
+  private async save(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<void> {
+    const ops: WriteOp[] = [this.states.put(account, alert.id, s)];
+    const entries = [];
+    for (const n of notifications) {
+      const prepared = await this.outbox.prepare(account, alert.services, n);
+      ops.push(...prepared.ops);
+      entries.push(...prepared.entries);
+    }
+    await this.commit.write(ops);
+    this.outbox.schedule(entries);
   }
 
   /** One evaluation at a time: a clear and a tick never interleave on one state. */
@@ -173,6 +187,7 @@ export class AlertEngine {
   private async evaluate(account: number, alert: AlertRecord, now: number): Promise<void> {
     const before = await this.states.load(account, alert.id);
     const s: AlertState = structuredClone(before);
+    let notifications: Notification[] = [];
     if (!alert.active || alert.conditions.length === 0) {
       // an inactive alert never fires; one switched off while firing is ok again, silently
       if (s.status === 'triggered') Object.assign(s, freshState(), { cleared_at: before.cleared_at });
@@ -181,7 +196,7 @@ export class AlertEngine {
       let holds = true;
       for (const c of alert.conditions) {
         const found = s.violations[c.id] ?? {};
-        const { verdicts, newest } = await this.verdicts(account, c, now, trackingFrom);
+        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom);
         if (newest !== null && (s.last_data_at === null || newest > s.last_data_at)) s.last_data_at = newest;
         for (const [stream, v] of verdicts) {
           if (v.kind === 'violating') found[stream] = violation(c, v);
@@ -191,25 +206,22 @@ export class AlertEngine {
         if (Object.keys(found).length === 0) holds = false;
       }
       for (const id of Object.keys(s.violations)) if (!alert.conditions.some((c) => String(c.id) === id)) delete s.violations[id];
-      this.transition(account, alert, s, holds, now);
+      notifications = this.transition(account, alert, s, holds, now);
     }
-    if (JSON.stringify(s) !== JSON.stringify(before)) await this.commit.write([this.states.put(account, alert.id, s)]);
+    if (notifications.length || JSON.stringify(s) !== JSON.stringify(before)) await this.save(account, alert, s, notifications);
   }
 
-  /** Trigger, repeat after rearm, clear (normal or auto): notifications follow the state. */
-  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): void {
+  /** Trigger, repeat after rearm, clear (normal or auto): the notifications the new state calls for. */
+  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): Notification[] {
     const email = this.accountEmail(account);
     if (s.status === 'triggered' && s.last_data_at !== null && now - s.last_data_at >= AUTO_CLEAR_SECONDS) {
       Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: {} });
-      this.dispatcher.send(account, alert, alertNotification('clear', alert, email, s, now));
-      return;
+      return [alertNotification('clear', alert, email, s, now)];
     }
     if (!holds) {
-      if (s.status === 'triggered') {
-        Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'normal', stream_notified_at: {} });
-        this.dispatcher.send(account, alert, alertNotification('clear', alert, email, s, now));
-      }
-      return;
+      if (s.status !== 'triggered') return [];
+      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'normal', stream_notified_at: {} });
+      return [alertNotification('clear', alert, email, s, now)];
     }
     const streams = new Set(Object.values(s.violations).flatMap((byStream) => Object.keys(byStream)));
     const newestData = Math.max(...Object.values(s.violations).flatMap((byStream) => Object.values(byStream).map((v) => v.recorded_at)));
@@ -217,52 +229,17 @@ export class AlertEngine {
       Object.assign(s, { status: 'triggered', triggered_at: now, incident_key: `${alert.id}-${now}` });
     } else {
       // a repeat needs new violating data: a stream gone quiet is not re-notified
-      if (newestData <= (s.notified_data_at ?? -Infinity)) return;
+      if (newestData <= (s.notified_data_at ?? -Infinity)) return [];
       const due = alert.rearm_per_signal
         ? [...streams].some((k) => now - (s.stream_notified_at[k] ?? -Infinity) >= alert.rearm_seconds)
         : now - (s.last_notified_at ?? -Infinity) >= alert.rearm_seconds;
-      if (!due) return;
+      if (!due) return [];
     }
     s.last_notified_at = now;
     s.notified_data_at = newestData;
     for (const k of streams) s.stream_notified_at[k] = now;
-    this.dispatcher.send(account, alert, alertNotification('trigger', alert, email, s, now));
+    return [alertNotification('trigger', alert, email, s, now)];
   }
-
-  /** The verdict of each stream (or the group) of one condition, and the newest point seen. */
-  private async verdicts(account: number, c: ConditionRecord, now: number, trackingFrom: number): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
-    const refs = this.series.select(account, canonicalMetricName(c.metric_name), tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values]))));
-    const verdicts = new Map<string, Verdict>();
-    if (refs.length === 0) return { verdicts, newest: null };
-    const span = (c.duration ?? 0) + LOOKBACK;
-    const ids = refs.map((r) => r.id);
-    const raw = await this.series.read(account, ids, 0, now - span, now + 1);
-    let newest: number | null = null;
-    raw.forEach((p) => { const t = p.t[p.t.length - 1]; if (t !== undefined && (newest === null || t > newest)) newest = t; });
-    if (c.type === 'absent') {
-      // streams silent for longer than the raw read: their last point, from the 60 s tier
-      const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
-      const older = quiet.length ? await this.series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span) : [];
-      const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
-      refs.forEach((r, i) => {
-        const p = raw[i]!;
-        const latest = p.t.length ? p.t[p.t.length - 1]! : latestOf.get(r.id) ?? null;
-        verdicts.set(streamKey(r.tags), absentVerdict(c, latest !== null && latest >= trackingFrom - c.duration! ? latest : null, now));
-      });
-      return { verdicts, newest };
-    }
-    if (c.tags.some((t) => t.grouped)) {
-      verdicts.set(groupKey(c), thresholdVerdict(c, sortMerge(raw), now, trackingFrom));
-    } else {
-      refs.forEach((r: SeriesRef, i) => verdicts.set(streamKey(r.tags), thresholdVerdict(c, raw[i]!, now, trackingFrom)));
-    }
-    return { verdicts, newest };
-  }
-}
-
-/** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */
-function groupKey(c: ConditionRecord): string {
-  return streamKey(c.tags.map((t) => [t.name, t.values.join('|')] as const));
 }
 
 function violation(c: ConditionRecord, v: Extract<Verdict, { kind: 'violating' }>): Violation {

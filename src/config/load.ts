@@ -60,11 +60,12 @@ export function configPath(opts: LoadOptions): string {
 
 /**
  * The config as the schema admits it, defaults filled in: what `finish` completes into a
- * Config (host and port split from `listen`, retention durations in seconds, the source).
+ * Config (host and port split from `listen`, durations in seconds, the source).
  */
-type ValidConfig = Omit<Config, 'source' | 'http' | 'storage'> & {
+type ValidConfig = Omit<Config, 'source' | 'http' | 'storage' | 'notifications'> & {
   http: Omit<Config['http'], 'host' | 'port'>;
   storage: Omit<Config['storage'], 'retention'> & { retention: Record<keyof Config['storage']['retention'], number | string> };
+  notifications: Omit<Config['notifications'], 'retry_max_age'> & { retry_max_age: number | string };
 };
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
@@ -196,5 +197,6 @@ function finish(c: ValidConfig, file: string): Config {
       ...c.storage,
       retention: { raw: durationSeconds(r.raw), '60': durationSeconds(r['60']), '900': durationSeconds(r['900']), '3600': durationSeconds(r['3600']) },
     },
+    notifications: { ...c.notifications, retry_max_age: durationSeconds(c.notifications.retry_max_age) },
   };
 }

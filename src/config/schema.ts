@@ -167,6 +167,11 @@ export const configSchema = {
           description: 'folders of notification plugins loaded besides the built-in plugins/ (one sub-folder a plugin)',
         },
         timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, reload: 'live', description: 'a delivery that takes longer fails' },
+        retry_initial_ms: {
+          type: 'integer', minimum: 100, maximum: 600000, default: 10000, reload: 'live',
+          description: 'a failed delivery is retried after about this long, each later retry twice as long (jittered, at most 10 minutes)',
+        },
+        retry_max_age: { ...duration, default: '1d', reload: 'live', description: 'a notification still failing this long after it was due is dropped (and recorded as failed)' },
       },
     },
     log: {

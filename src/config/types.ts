@@ -61,6 +61,9 @@ export interface Config {
     /** absolute paths of extra plugin folders */
     plugin_dirs: string[];
     timeout_ms: number;
+    retry_initial_ms: number;
+    /** seconds */
+    retry_max_age: number;
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }

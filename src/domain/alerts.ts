@@ -205,7 +205,7 @@ export class Alerts {
     const conditions: ConditionRecord[] = [];
     for (const [i, raw] of (input.conditions ?? []).entries()) {
       const problems: string[] = [];
-      const c = condition(raw, problems);
+      const c = checkCondition(raw, problems);
       if (problems.length) {
         errors[`conditions[${i}]`] = problems;
         continue;
@@ -250,7 +250,7 @@ export class Alerts {
 }
 
 /** One condition checked against the spec's rules; problems are pushed, not thrown. */
-function condition(raw: ConditionInput, problems: string[]): Omit<ConditionRecord, 'id'> | null {
+export function checkCondition(raw: ConditionInput, problems: string[]): Omit<ConditionRecord, 'id'> | null {
   const type = raw.type as ConditionType;
   if (!CONDITION_TYPES.includes(type)) problems.push(`type must be one of ${CONDITION_TYPES.join(', ')}`);
   const metric = raw.metric_name;

@@ -37,10 +37,12 @@ function safeDecode(s: string): string {
  * admin does everything. One table, enforced for every /v1 route.
  */
 const SUBMISSIONS = new Set(['POST /v1/measurements', 'POST /v1/metrics']);
+/** POSTs that only read (they store nothing): every role may send them */
+const READS = new Set(['POST /v1/alerts/preview']);
 
 export function permitted(role: Role, method: string, path: string): boolean {
   if (role === 'admin') return true;
-  if (method === 'GET' || method === 'HEAD') return true;
+  if (method === 'GET' || method === 'HEAD' || READS.has(`${method} ${path.replace(/\/+$/, '')}`)) return true;
   return role === 'recorder' && SUBMISSIONS.has(`${method} ${path.replace(/\/+$/, '')}`);
 }
 

@@ -212,3 +212,28 @@ t.test('a restart neither forgets a firing alert nor sends it again', async (t) 
   await s2.server.rt.alertEngine.idle();
   t.equal(x.payloads().length, 1, 'and not sent again');
 });
+
+t.test('preview: when a definition would have triggered and cleared over stored data, per stream; viewers may use it', async (t) => {
+  const x = await setup(t);
+  const { t0 } = x;
+  // web1 above 90 from +120 to +300, then normal; web2 never
+  await x.post('cpu', Array.from({ length: 10 }, (_, i) => [t0 + 60 * (i + 1), i >= 1 && i <= 4 ? 95 : 50] as [number, number]));
+  await x.post('cpu', Array.from({ length: 10 }, (_, i) => [t0 + 60 * (i + 1), 10] as [number, number]), { host: 'web2' });
+  const viewer = await x.s.newAccount('viewer@example.com', 'viewer');
+  t.equal((await x.s.request('POST', '/v1/alerts/preview', { auth: viewer, json: { conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }], start_time: t0, end_time: t0 + 600 } })).status, 200, 'a viewer may preview (another account: no data)');
+  const r = await x.s.request('POST', '/v1/alerts/preview', { json: { name: 'draft', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90, duration: 120 }], start_time: t0, end_time: t0 + 600, step: 60 } });
+  t.equal(r.status, 200);
+  const p = r.body.preview;
+  t.same(p.events.map((e: { time: number; kind: string }) => [e.kind, e.time - t0]), [['trigger', 240], ['clear', 360]], 'violating from +120: the 120 s duration is met at +240; normal again at +360');
+  t.same(Object.keys(p.events[0].violations), ['host=web1']);
+  t.same(p.streams['host=web1'], [{ condition: 1, begin: t0 + 240, end: t0 + 360 }]);
+  t.same(p.streams['host=web2'], []);
+  t.same((await x.s.get('/v1/alerts')).body.alerts, [], 'nothing was stored');
+  const bad = await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [{ type: 'above', metric_name: 'cpu' }], start_time: t0, end_time: t0 - 1 } });
+  t.same(bad.body, { errors: { params: { end_time: ['must be after start_time'], 'conditions[0]': ['threshold is required for above'] } } });
+  t.equal((await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [above()], start_time: t0 - 30 * 86400, end_time: t0, step: 60 } })).status, 400, 'too many steps');
+});
+
+function above() {
+  return { type: 'above', metric_name: 'cpu', threshold: 90 };
+}

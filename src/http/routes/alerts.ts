@@ -6,9 +6,10 @@ import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { pathId } from '../path.js';
 import { paramErrors } from '../../errors.js';
-import type { AlertInput, AlertRecord, Alerts } from '../../domain/alerts.js';
+import type { AlertInput, AlertRecord, Alerts, ConditionInput } from '../../domain/alerts.js';
 import type { Services } from '../../domain/services.js';
 import type { AlertEngine } from '../../alerts/engine.js';
+import { checkCondition, type ConditionRecord } from '../../domain/alerts.js';
 import type { Config } from '../../config/types.js';
 
 const alertFields = {
@@ -30,6 +31,20 @@ const validate = bodyValidator<AlertInput>({ type: 'object', additionalPropertie
 const validateService = bodyValidator<{ service?: unknown }>({
   type: 'object', additionalProperties: false, required: ['service'], properties: { service: { type: ['integer', 'string'] } },
 });
+
+const validatePreview = bodyValidator<{ conditions: ConditionInput[]; start_time: number; end_time?: number; step?: number }>({
+  type: 'object', required: ['conditions', 'start_time'],
+  // the rest of an alert definition may come along (a form being tuned): it is not used
+  properties: {
+    ...alertFields,
+    start_time: { type: 'integer', minimum: 0 },
+    end_time: { type: 'integer', minimum: 0 },
+    step: { type: 'integer', minimum: 10, maximum: 3600 },
+  },
+  additionalProperties: false,
+});
+/** evaluations a preview may take */
+const PREVIEW_STEPS = 2880;
 
 export interface AlertsDeps {
   alerts: Alerts;
@@ -70,6 +85,26 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
     ctx.status = 201;
     ctx.set('Location', `/v1/alerts/${a.id}`);
     ctx.body = await view(account, a);
+  });
+
+  // evaluates a definition over stored data; stores nothing (every role may use it)
+  r.post('/preview', async (ctx) => {
+    const input = validatePreview(body(ctx), isForm(ctx));
+    const end = input.end_time ?? Math.floor(Date.now() / 1000);
+    const step = input.step ?? 60;
+    const errors: Record<string, string[]> = Object.create(null);
+    if (end <= input.start_time) errors.end_time = ['must be after start_time'];
+    else if ((end - input.start_time) / step > PREVIEW_STEPS) errors.step = [`the range would take more than ${PREVIEW_STEPS} steps: use a larger step or a shorter range`];
+    if (input.conditions.length === 0) errors.conditions = ['at least one condition is required'];
+    const conditions: ConditionRecord[] = [];
+    input.conditions.forEach((raw, i) => {
+      const problems: string[] = [];
+      const c = checkCondition(raw, problems);
+      if (c) conditions.push({ ...c, id: i + 1 });
+      else errors[`conditions[${i}]`] = problems;
+    });
+    if (Object.keys(errors).length) throw paramErrors(errors);
+    ctx.body = { preview: await deps.alertEngine.preview(accountId(ctx), conditions, input.start_time, end, step) };
   });
 
   // before /:id, which would take "status" for an id (and answer 404)

@@ -1,0 +1,52 @@
+// The streams of one condition and their verdicts at one moment, read from the series
+// store: what the engine evaluates on each tick and what a preview evaluates at each step.
+import type { ConditionRecord } from '../domain/alerts.js';
+import type { SeriesStore } from '../tsdb/engine.js';
+import { sortMerge } from '../tsdb/points.js';
+import { canonicalMetricName } from '../domain/names.js';
+import { tagsMapToExpr } from '../query/filter.js';
+import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './evaluate.js';
+
+/** How far back a stream's points are read beyond a condition's duration. */
+const LOOKBACK = 3600;
+/** Streams quiet for longer than this are no longer looked for (auto-clear's horizon). */
+export const AUTO_CLEAR_SECONDS = 10 * 86400;
+
+/** The verdict of each stream (or the group) of one condition, and the newest point seen. */
+export async function conditionVerdicts(
+  series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number,
+): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
+  const refs = series.select(account, canonicalMetricName(c.metric_name), tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values]))));
+  const verdicts = new Map<string, Verdict>();
+  if (refs.length === 0) return { verdicts, newest: null };
+  const span = (c.duration ?? 0) + LOOKBACK;
+  const raw = await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1);
+  let newest: number | null = null;
+  for (const p of raw) {
+    const t = p.t[p.t.length - 1];
+    if (t !== undefined && (newest === null || t > newest)) newest = t;
+  }
+  if (c.type === 'absent') {
+    // streams silent for longer than the raw read: their last point, from the 60 s tier
+    const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
+    const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span) : [];
+    const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
+    refs.forEach((r, i) => {
+      const p = raw[i]!;
+      const latest = p.t.length ? p.t[p.t.length - 1]! : latestOf.get(r.id) ?? null;
+      verdicts.set(streamKey(r.tags), absentVerdict(c, latest !== null && latest >= trackingFrom - c.duration! ? latest : null, now));
+    });
+    return { verdicts, newest };
+  }
+  if (c.tags.some((t) => t.grouped)) {
+    verdicts.set(groupKey(c), thresholdVerdict(c, sortMerge(raw), now, trackingFrom));
+  } else {
+    refs.forEach((r, i) => verdicts.set(streamKey(r.tags), thresholdVerdict(c, raw[i]!, now, trackingFrom)));
+  }
+  return { verdicts, newest };
+}
+
+/** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */
+function groupKey(c: ConditionRecord): string {
+  return streamKey(c.tags.map((t) => [t.name, t.values.join('|')] as const));
+}
