@@ -30,6 +30,8 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
   w.uvarint(n);
   w.byte(plain ? 0 : SUMMARY);
   if (n > 0) {
+    // an offset below the window would be written as garbage: refuse it instead
+    if (p.t[0]! < windowStart) throw new RangeError(`a chunk of the window at ${windowStart} cannot hold a point at ${p.t[0]}`);
     w.uvarint(p.t[0]! - windowStart);
     let i = 1;
     while (i < n) {

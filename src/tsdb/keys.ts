@@ -9,10 +9,12 @@ const TIER_OF_CHAR: Record<string, Tier> = Object.fromEntries(TIERS.map((t) => [
 /**
  * Head windows (and raw and 60 s chunks) cover aligned windows of this many seconds,
  * a multiple of 3600 so that no rollup bucket straddles two of them.
- * GW_TEST_WINDOW_SECONDS (a multiple of 300) shortens it for soak runs, so that window
- * boundaries fall inside one run (`npm run soak -- --window-seconds`); a rollup bucket may
- * then be written in two parts, which reads merge. Test use only: a data dir must always
- * be opened with the window it was written with.
+ * GW_TEST_WINDOW_SECONDS shortens it for soak runs, so that window boundaries fall inside
+ * one run (`npm run soak -- --window-seconds`). It must be a multiple of 900 s: then the
+ * 900 s tier's window (16 windows) is a whole number of 900 s buckets and the 3600 s
+ * tier's (64 windows) of 3600 s buckets, so no bucket starts before its chunk's window (a
+ * chunk stores times as offsets from its window's start). Test use only: a data dir must
+ * always be opened with the window it was written with.
  */
 export const WINDOW = testWindow() ?? 21600;
 
@@ -20,7 +22,7 @@ function testWindow(): number | null {
   const raw = process.env.GW_TEST_WINDOW_SECONDS;
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 300 || n % 300 !== 0) throw new Error(`GW_TEST_WINDOW_SECONDS must be a multiple of 300 seconds, not ${raw}`);
+  if (!Number.isInteger(n) || n < 900 || n % 900 !== 0) throw new Error(`GW_TEST_WINDOW_SECONDS must be a multiple of 900 seconds, not ${raw}`);
   return n;
 }
 

@@ -11,7 +11,9 @@ const windowWith = (value: string | undefined) => spawnSync(process.execPath, ['
 t.test('GW_TEST_WINDOW_SECONDS shortens the engine window; the default is 6 hours', async (t) => {
   t.equal(windowWith(undefined).stdout.toString().trim(), '21600 0');
   t.equal(windowWith('1800').stdout.toString().trim(), '1800 3600');
-  const bad = windowWith('1000');
-  t.not(bad.status, 0);
-  t.match(bad.stderr.toString(), /GW_TEST_WINDOW_SECONDS must be a multiple of 300 seconds, not 1000/);
+  for (const value of ['1000', '600']) {
+    const bad = windowWith(value);
+    t.not(bad.status, 0);
+    t.match(bad.stderr.toString(), new RegExp(`GW_TEST_WINDOW_SECONDS must be a multiple of 900 seconds, not ${value}`), '600 s would let 900 s buckets start before their chunk');
+  }
 });
