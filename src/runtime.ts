@@ -106,7 +106,9 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const alerts = new Alerts(store, commit, async (account, id) => (await services.list(account)).some((s) => s.id === id));
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
   const alertLog = log.child({ component: 'alerts' });
-  const hooks = deliveryHooks(services, plugins, () => ({ timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url }), alertLog,
+  const hooks = deliveryHooks(services, plugins, () => ({
+    timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url, pluginConfig: { mail: rt.config.notifications.mail },
+  }), alertLog,
     (result) => metrics.notifications.inc({ result }));
   const outbox = new Outbox(store, commit, hooks, () => ({
     retryInitialMs: rt.config.notifications.retry_initial_ms, maxAgeMs: rt.config.notifications.retry_max_age * 1000,

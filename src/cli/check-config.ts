@@ -22,7 +22,9 @@ export function checkConfig(args: string[], out: (line: string) => void = consol
     // with --print, standard output is only the JSON, for `| jq`
     if (values.print) {
       err(`${config.source ?? 'embedded default'}: OK`);
-      out(JSON.stringify(config, null, 2));
+      // the effective values, except the one secret a config holds in clear
+      const shown = config.notifications.mail.password === null ? config : { ...config, notifications: { ...config.notifications, mail: { ...config.notifications.mail, password: '********' } } };
+      out(JSON.stringify(shown, null, 2));
     } else {
       out(`${config.source}: OK`);
     }

@@ -4,7 +4,7 @@
 // user expects.
 import { isAbsolute, resolve } from 'node:path';
 
-const PATH_KEYS = ['data_dir', 'tls.cert_file', 'tls.key_file', 'notifications.plugin_dirs'];
+const PATH_KEYS = ['data_dir', 'tls.cert_file', 'tls.key_file', 'notifications.plugin_dirs', 'notifications.mail.ca_file'];
 
 export function isPathKey(path: string[]): boolean {
   return PATH_KEYS.includes(path.join('.'));

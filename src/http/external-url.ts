@@ -14,7 +14,8 @@ export function externalLocations(base: () => string | null): Middleware {
   return async (ctx, next) => {
     await next();
     const url = base();
-    const location = ctx.response.get('Location');
-    if (url && location.startsWith('/')) ctx.set('Location', externalUrl(url, location));
+    // Koa answers undefined for a header never set
+    const location: unknown = ctx.response.get('Location');
+    if (url && typeof location === 'string' && location.startsWith('/')) ctx.set('Location', externalUrl(url, location));
   };
 }

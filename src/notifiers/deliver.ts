@@ -10,6 +10,9 @@ export interface DeliveryOutcome {
   duration_ms: number;
 }
 
+/** Config sections by plugin type (`notifications.<type>` of the config file). */
+export type PluginConfig = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+
 export interface DeliveryTarget {
   type: string;
   settings: Record<string, unknown>;
@@ -17,13 +20,14 @@ export interface DeliveryTarget {
 
 export async function deliverOnce(
   registry: PluginRegistry, target: DeliveryTarget, n: Notification,
-  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger },
+  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger; pluginConfig: PluginConfig },
 ): Promise<DeliveryOutcome> {
   const started = performance.now();
   const loaded = registry.get(target.type);
   if (!loaded) return { status: 'failed', error: `no notification plugin delivers type "${target.type}"`, duration_ms: 0 };
   try {
-    await loaded.plugin.send(n, target.settings, opts);
+    const { pluginConfig, ...ctx } = opts;
+    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {} });
     return { status: 'sent', error: null, duration_ms: Math.round(performance.now() - started) };
   } catch (err) {
     const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);

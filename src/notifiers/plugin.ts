@@ -47,6 +47,8 @@ export interface DeliveryContext {
   idempotencyKey: string;
   /** the public base URL (http.external_url) for links, or null */
   externalUrl: string | null;
+  /** the plugin's own section of the config file, `notifications.<type>` (e.g. the mail server), or {} */
+  config: Readonly<Record<string, unknown>>;
   log: Logger;
 }
 
@@ -55,6 +57,11 @@ export interface NotificationPlugin {
   type: string;
   /** names of settings that are secrets: never echoed back in full, never logged */
   secrets?: string[];
+  /**
+   * checks beyond the JSON Schema (run after it passes): messages by setting name, or null
+   * (e.g. mail's "Not a valid email address: x")
+   */
+  check?(settings: Record<string, unknown>): Record<string, string[]> | null;
   /** delivers one notification; throws (with a message worth showing) when it failed */
   send(n: Notification, settings: Record<string, unknown>, ctx: DeliveryContext): Promise<void>;
 }

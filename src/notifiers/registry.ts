@@ -52,7 +52,13 @@ export class PluginRegistry {
   check(type: string, settings: unknown): Record<string, string[]> | null {
     const loaded = this.byType.get(type);
     if (!loaded) return { type: [`must be one of: ${this.types.join(', ')}`] };
-    if (loaded.validate(settings)) return null;
+    if (loaded.validate(settings)) {
+      const more = loaded.plugin.check?.(settings as Record<string, unknown>) ?? null;
+      if (!more) return null;
+      const errors = fieldErrors();
+      for (const [name, messages] of Object.entries(more)) errors[`settings.${name}`] = messages;
+      return errors;
+    }
     const errors = fieldErrors();
     for (const e of loaded.validate.errors ?? []) {
       const path = e.instancePath.split('/').slice(1).join('.');

@@ -46,6 +46,9 @@ t.test('external_url builds the Location headers', async (t) => {
   t.equal(created.headers.location, 'https://metrics.example.com/gw/v1/metrics/ext.metric');
   const space = await s.request('POST', '/v1/spaces', { json: { name: 'ext' } });
   t.equal(space.headers.location, `https://metrics.example.com/gw/v1/spaces/${space.body.id}`);
+  // answers without a Location are left alone (they once failed with a 500 here)
+  t.equal((await s.get('/v1/metrics/ext.metric')).status, 200);
+  t.equal((await s.request('PUT', '/v1/metrics/ext.metric', { json: { description: 'd' } })).status, 204);
   const plain = await startTestServer(t);
   t.equal((await plain.request('PUT', '/v1/metrics/ext.metric', { json: {} })).headers.location, '/v1/metrics/ext.metric', 'unset: paths as before');
 });

@@ -72,7 +72,7 @@ export function servicesRoutes(deps: ServicesDeps): Router<RequestState> {
     const email = deps.accounts.accountById(account)?.email ?? String(account);
     const outcome = await deliverOnce(deps.plugins, s, testNotification(email, s.id, Math.floor(nowMs / 1000)), {
       timeoutMs: deps.config.notifications.timeout_ms, idempotencyKey: `test-${s.id}-${nowMs}`,
-      externalUrl: deps.config.http.external_url, log: deps.log,
+      externalUrl: deps.config.http.external_url, log: deps.log, pluginConfig: { mail: deps.config.notifications.mail },
     });
     await deps.services.recordDelivery(account, s.id, { time: nowMs, kind: 'test', ...outcome });
     ctx.body = outcome;
