@@ -23,6 +23,8 @@ import { AlertEngine } from './alerts/engine.js';
 import { AlertStates } from './alerts/state.js';
 import { deliveryHooks } from './alerts/dispatch.js';
 import { Outbox } from './notifiers/outbox.js';
+import { UrlPolicy } from './notifiers/url-policy.js';
+import { settingsUrlProblems } from './notifiers/deliver.js';
 import { Engine } from './tsdb/engine.js';
 import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
@@ -50,6 +52,8 @@ export interface Runtime {
   plugins: PluginRegistry;
   /** notification services of the accounts */
   services: Services;
+  /** where notifications may be sent (notifications.outbound) */
+  urlPolicy: UrlPolicy;
   /** alert definitions */
   alerts: Alerts;
   /** evaluates alerts and sends their notifications */
@@ -102,12 +106,15 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
-  const services = new Services(store, commit, (type, settings) => plugins.check(type, settings), (type) => plugins.get(type)?.plugin.secrets ?? []);
+  const urlPolicy = new UrlPolicy(() => rt.config.notifications.outbound);
+  const services = new Services(store, commit, (type, settings) => plugins.check(type, settings)
+    ?? (typeof settings === 'object' && settings !== null ? settingsUrlProblems(urlPolicy, settings as Record<string, unknown>) : null),
+  (type) => plugins.get(type)?.plugin.secrets ?? []);
   const alerts = new Alerts(store, commit, async (account, id) => (await services.list(account)).some((s) => s.id === id));
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
   const alertLog = log.child({ component: 'alerts' });
   const hooks = deliveryHooks(services, plugins, () => ({
-    timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url, pluginConfig: { mail: rt.config.notifications.mail },
+    timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url, pluginConfig: { mail: rt.config.notifications.mail }, policy: urlPolicy,
   }), alertLog,
     (result) => metrics.notifications.inc({ result }));
   const outbox = new Outbox(store, commit, hooks, () => ({
@@ -123,7 +130,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     }, compositeCheck(catalog)),
     annotations: new Annotations(store, commit),
     sources: new Sources(store, commit),
-    plugins, services, alerts, alertEngine,
+    plugins, services, alerts, alertEngine, urlPolicy,
     stored: (account, metrics) => alertEngine.appended(account, metrics),
     cardinality: new CardinalityGuard(() => rt.config.limits.new_series_per_hour, (account) => {
       metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });

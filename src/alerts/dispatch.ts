@@ -4,12 +4,14 @@ import type { Services } from '../domain/services.js';
 import type { PluginRegistry } from '../notifiers/registry.js';
 import { deliverOnce, type PluginConfig } from '../notifiers/deliver.js';
 import type { AttemptOutcome, OutboxEntry, OutboxHooks } from '../notifiers/outbox.js';
+import type { UrlPolicy } from '../notifiers/url-policy.js';
 import type { Logger } from '../log.js';
 
 export interface DispatchSettings {
   timeoutMs: number;
   externalUrl: string | null;
   pluginConfig: PluginConfig;
+  policy: UrlPolicy;
 }
 
 export function deliveryHooks(
@@ -20,10 +22,10 @@ export function deliveryHooks(
     async deliver(e: OutboxEntry): Promise<AttemptOutcome> {
       const service = await services.get(e.account, e.service).catch(() => null);
       if (!service) return { status: 'failed', error: 'the service was deleted', duration_ms: 0, permanent: true };
-      const { timeoutMs, externalUrl, pluginConfig } = settings();
+      const { timeoutMs, externalUrl, pluginConfig, policy } = settings();
       const n = e.notification;
       const outcome = await deliverOnce(plugins, service, n, {
-        timeoutMs, externalUrl, log, pluginConfig, idempotencyKey: `gaugeway-${e.account}-${e.id}`,
+        timeoutMs, externalUrl, log, pluginConfig, policy, idempotencyKey: `gaugeway-${e.account}-${e.id}`,
       });
       if (outcome.status === 'failed') log.warn({ alert: n.alert.id, service: e.service, attempt: e.attempts + 1, error: outcome.error }, 'alert notification failed');
       return outcome;

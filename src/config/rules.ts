@@ -2,7 +2,7 @@
 // They run after schema validation, on a config that has every key.
 import type { LineCounter } from 'yaml';
 import cron from 'node-cron';
-import { proxyEntryProblem } from '../match/address.js';
+import { outboundEntryProblem, proxyEntryProblem } from '../match/address.js';
 import { lineOf, type ConfigProblem, type ValueOrigin } from './describe.js';
 
 /** The keys these rules read, in a config the schema has admitted. */
@@ -11,6 +11,7 @@ interface Checked {
   tls: { cert_file: string | null; key_file: string | null };
   storage: { retention_schedule: string };
   alerts: { check_schedule: string };
+  notifications: { outbound: { allow: string[]; deny: string[] } };
 }
 
 export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
@@ -40,6 +41,12 @@ export function crossKeyProblems(c: Checked, root: unknown, lc: LineCounter, fil
   // checked here so a bad expression is refused by check-config and by a reload, not thrown at scheduling
   if (!cron.validate(c.storage.retention_schedule)) {
     at(['storage', 'retention_schedule'], 'storage.retention_schedule', `"${c.storage.retention_schedule}" is not a cron expression (minute hour day-of-month month day-of-week)`);
+  }
+  for (const list of ['allow', 'deny'] as const) {
+    c.notifications.outbound[list].forEach((entry, i) => {
+      const problem = outboundEntryProblem(entry);
+      if (problem) at(['notifications', 'outbound', list, String(i)], `notifications.outbound.${list}[${i}]`, problem);
+    });
   }
   if (!cron.validate(c.alerts.check_schedule)) {
     at(['alerts', 'check_schedule'], 'alerts.check_schedule', `"${c.alerts.check_schedule}" is not a cron expression ([second] minute hour day-of-month month day-of-week)`);

@@ -171,6 +171,14 @@ export const configSchema = {
           type: 'integer', minimum: 100, maximum: 600000, default: 10000, reload: 'live',
           description: 'a failed delivery is retried after about this long, each later retry twice as long (jittered, at most 10 minutes)',
         },
+        outbound: {
+          type: 'object', additionalProperties: false, default: {},
+          description: 'where notifications may be sent, besides the default refusal of link-local and cloud metadata addresses',
+          properties: {
+            allow: { type: 'array', items: { type: 'string' }, default: [], reload: 'live', description: 'addresses, CIDR blocks, host names (*.example.com) always allowed' },
+            deny: { type: 'array', items: { type: 'string' }, default: [], reload: 'live', description: 'addresses, CIDR blocks, host names never sent to' },
+          },
+        },
         mail: {
           type: 'object', additionalProperties: false, default: {},
           description: 'the SMTP server the mail plugin sends through',

@@ -62,6 +62,8 @@ export interface Config {
     plugin_dirs: string[];
     timeout_ms: number;
     retry_initial_ms: number;
+    /** rules for notification URLs */
+    outbound: { allow: string[]; deny: string[] };
     /** the mail plugin's SMTP server */
     mail: { host: string | null; port: number; secure: boolean; starttls: 'required' | 'opportunistic' | 'never'; user: string | null; password: string | null; from: string; ca_file: string | null };
     /** seconds */

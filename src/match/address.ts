@@ -36,3 +36,12 @@ export function proxyTrust(setting: TrustProxySetting): ProxyTrust {
     return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
   };
 }
+
+/**
+ * An entry of notifications.outbound.allow / deny: an address, a CIDR block or a host name
+ * (`*.example.com` for a domain's hosts). What is wrong with it, or null.
+ */
+export function outboundEntryProblem(entry: string): string | null {
+  if (isIP(entry.split('/')[0] ?? '') !== 0) return proxyEntryProblem(entry);
+  return /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(entry) ? null : `"${entry}" is not an address, a CIDR block or a host name`;
+}

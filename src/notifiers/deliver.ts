@@ -3,6 +3,7 @@
 import type { Logger } from '../log.js';
 import type { PluginRegistry } from './registry.js';
 import type { Notification } from './plugin.js';
+import type { UrlPolicy } from './url-policy.js';
 
 export interface DeliveryOutcome {
   status: 'sent' | 'failed';
@@ -13,6 +14,20 @@ export interface DeliveryOutcome {
 /** Config sections by plugin type (`notifications.<type>` of the config file). */
 export type PluginConfig = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
 
+/** A setting holding a URL (every plugin's URLs go through the outbound policy). */
+export const LOOKS_LIKE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** Problems of the URLs among a service's settings, by field, without resolving names (create and update). */
+export function settingsUrlProblems(policy: UrlPolicy, settings: Record<string, unknown>): Record<string, string[]> | null {
+  let out: Record<string, string[]> | null = null;
+  for (const [key, value] of Object.entries(settings)) {
+    if (typeof value !== 'string' || !LOOKS_LIKE_URL.test(value)) continue;
+    const problem = policy.check(value);
+    if (problem) (out ??= Object.create(null) as Record<string, string[]>)[`settings.${key}`] = [problem];
+  }
+  return out;
+}
+
 export interface DeliveryTarget {
   type: string;
   settings: Record<string, unknown>;
@@ -20,14 +35,21 @@ export interface DeliveryTarget {
 
 export async function deliverOnce(
   registry: PluginRegistry, target: DeliveryTarget, n: Notification,
-  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger; pluginConfig: PluginConfig },
+  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger; pluginConfig: PluginConfig; policy: UrlPolicy },
 ): Promise<DeliveryOutcome> {
   const started = performance.now();
   const loaded = registry.get(target.type);
   if (!loaded) return { status: 'failed', error: `no notification plugin delivers type "${target.type}"`, duration_ms: 0 };
   try {
-    const { pluginConfig, ...ctx } = opts;
-    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {} });
+    const { pluginConfig, policy, ...ctx } = opts;
+    // every URL among the settings, on the addresses it resolves to now
+    for (const [key, value] of Object.entries(target.settings)) {
+      if (typeof value !== 'string' || !LOOKS_LIKE_URL.test(value)) continue;
+      const problem = await policy.checkResolved(value);
+      if (problem) return { status: 'failed', error: `settings.${key} ${problem}`, duration_ms: Math.round(performance.now() - started) };
+    }
+    const checkUrl = (url: string) => policy.checkResolved(url);
+    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl });
     return { status: 'sent', error: null, duration_ms: Math.round(performance.now() - started) };
   } catch (err) {
     const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);

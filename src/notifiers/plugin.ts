@@ -49,6 +49,11 @@ export interface DeliveryContext {
   externalUrl: string | null;
   /** the plugin's own section of the config file, `notifications.<type>` (e.g. the mail server), or {} */
   config: Readonly<Record<string, unknown>>;
+  /**
+   * why the outbound policy refuses a URL the plugin builds itself, or null (URLs among
+   * the settings are checked before `send` is called)
+   */
+  checkUrl(url: string): Promise<string | null>;
   log: Logger;
 }
 

@@ -7,6 +7,7 @@ import { paginate, parsePage } from '../pagination.js';
 import { pathId } from '../path.js';
 import type { ServiceInput, ServiceRecord, Services } from '../../domain/services.js';
 import type { PluginRegistry } from '../../notifiers/registry.js';
+import type { UrlPolicy } from '../../notifiers/url-policy.js';
 import { deliverOnce, testNotification } from '../../notifiers/deliver.js';
 import type { AccountDirectory } from '../../auth/accounts.js';
 import type { Logger } from '../../log.js';
@@ -26,6 +27,8 @@ const validate = bodyValidator<ServiceInput>({
 export interface ServicesDeps {
   services: Services;
   plugins: PluginRegistry;
+  /** where notifications may be sent */
+  urlPolicy: UrlPolicy;
   accounts: AccountDirectory;
   log: Logger;
   readonly config: Config;
@@ -72,7 +75,7 @@ export function servicesRoutes(deps: ServicesDeps): Router<RequestState> {
     const email = deps.accounts.accountById(account)?.email ?? String(account);
     const outcome = await deliverOnce(deps.plugins, s, testNotification(email, s.id, Math.floor(nowMs / 1000)), {
       timeoutMs: deps.config.notifications.timeout_ms, idempotencyKey: `test-${s.id}-${nowMs}`,
-      externalUrl: deps.config.http.external_url, log: deps.log, pluginConfig: { mail: deps.config.notifications.mail },
+      externalUrl: deps.config.http.external_url, log: deps.log, pluginConfig: { mail: deps.config.notifications.mail }, policy: deps.urlPolicy,
     });
     await deps.services.recordDelivery(account, s.id, { time: nowMs, kind: 'test', ...outcome });
     ctx.body = outcome;
