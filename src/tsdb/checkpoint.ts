@@ -76,11 +76,7 @@ export class Checkpointer {
     } catch (err) {
       // What was not written goes back, so nothing lives only in a lost batch (the store
       // is being reopened and the engine reloaded from disk; until then reads stay whole).
-      for (const f of [...batchFlushes, ...flushes.slice(next + 1)]) {
-        if (!f.chunk.flushing) continue;
-        f.chunk.load(f.chunk.flushing);
-        f.chunk.flushing = null;
-      }
+      for (const f of [...batchFlushes, ...flushes.slice(next + 1)]) f.chunk.restore();
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.orphanChunks = [...orphans, ...st.orphanChunks];

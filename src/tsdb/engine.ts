@@ -174,7 +174,7 @@ export class Engine implements SeriesStore {
   /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint, chunk parts. */
   stats(): { series: number; headPoints: number; walBytes: number; chunkParts: number } {
     let headPoints = 0;
-    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size + (c.flushing?.t.length ?? 0);
+    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size + (c.flushing?.size ?? 0);
     return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size };
   }
 

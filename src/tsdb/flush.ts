@@ -4,10 +4,10 @@
 // (sortMerge) and compaction joins. Part numbers are taken when the points are taken, so
 // every WAL record holding one of these points has a lower number: replay skips the
 // samples a written part already holds (wal-replay.ts).
-import type { HeadChunk } from './head.js';
+import type { Columns, HeadChunk } from './head.js';
 import type { EngineState } from './state.js';
 import { encodeChunk } from './chunk.js';
-import { rollUp, type Points } from './points.js';
+import { rollUp } from './points.js';
 import { TIERS, chunkKey, windowOf, type Tier } from './keys.js';
 
 export interface FlushPart {
@@ -19,13 +19,14 @@ export interface FlushPart {
 
 export interface Flush {
   chunk: HeadChunk;
-  points: Points;
+  /** the taken columns (typed arrays, no copy until encoded) */
+  columns: Columns;
   parts: FlushPart[];
 }
 
 /** Takes a window's new points and numbers its parts (synchronously, with the WAL cut). */
 export function takeFlush(st: EngineState, c: HeadChunk): Flush {
-  const points = c.capture();
+  const columns = c.capture();
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
   // window, which is how the old layout's shared pairs are told apart (catalog.ts)
   const parts: FlushPart[] = [];
@@ -35,10 +36,11 @@ export function takeFlush(st: EngineState, c: HeadChunk): Flush {
     const part = ++st.seq;
     parts.push({ key: chunkKey(c.account, tier, c.series, window, part), tier, window, part });
   }
-  return { chunk: c, points, parts };
+  return { chunk: c, columns, parts };
 }
 
 /** The encoded parts of a flush, in the order of `flush.parts`. */
 export function encodeFlush(f: Flush): Buffer[] {
-  return f.parts.map((p) => encodeChunk(p.tier === 0 ? f.points : rollUp(f.points, p.tier), p.window));
+  const points = f.columns.points();
+  return f.parts.map((p) => encodeChunk(p.tier === 0 ? points : rollUp(points, p.tier), p.window));
 }

@@ -3,7 +3,7 @@
 // columns are allocated only when a series receives a summary. Durability comes from the
 // WAL until a checkpoint writes these points as chunk parts (checkpoint.ts) and empties
 // the head: its size follows the rate times the checkpoint interval, never the window.
-import { copyPoint, cutPoints, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
+import { copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
 import { isPlainSummary, type Summary } from './sample.js';
 
 interface SummaryColumns {
@@ -23,32 +23,29 @@ function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
 }
 
 /**
- * What one series received for one window since the last checkpoint. Columns are typed
- * arrays with room to grow: times as seconds from the window start (a window is 21,600 s,
- * so 16 bits), values as float64; ten bytes a plain point.
+ * Points of one series in one window, as typed columns with room to grow: times as
+ * seconds from the window start (a window is 21,600 s, so 16 bits), values as float64; ten
+ * bytes a plain point.
  */
-export class HeadChunk {
-  private dt = new Uint16Array(INITIAL);
-  private v = new Float64Array(INITIAL);
+export class Columns {
+  private dt: Uint16Array;
+  private v: Float64Array;
   private cx: SummaryColumns | null = null;
   private n = 0;
-  /**
-   * Points a checkpoint has taken and is writing: still read from here until the parts
-   * holding them are in LevelDB and in the catalog.
-   */
-  flushing: Points | null = null;
-  lastAppendMs = Date.now();
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
 
-  constructor(readonly account: number, readonly series: number, readonly window: number) {}
+  /** `capacity`: room for this many points before the first growth */
+  constructor(readonly window: number, capacity = INITIAL) {
+    this.dt = new Uint16Array(Math.max(INITIAL, capacity));
+    this.v = new Float64Array(Math.max(INITIAL, capacity));
+  }
 
   get size(): number {
     return this.n;
   }
 
   append(t: number, s: Summary): void {
-    this.lastAppendMs = Date.now();
     const n = this.n;
     const d = t - this.window;
     if (d < 0 || d >= 65536) throw new RangeError('time outside the head window');
@@ -212,34 +209,78 @@ export class HeadChunk {
     return { t, sum, count: new Array<number>(b - a).fill(1), min: sum, max: sum, last: sum, sumsq: sum.map((x) => x * x) };
   }
 
+  /** Loads points as if appended in order. */
+  load(p: Points): void {
+    for (let i = 0; i < p.t.length; i++) {
+      this.append(p.t[i]!, { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! });
+    }
+  }
+}
+
+/**
+ * What one series received for one window since the last checkpoint, and while a
+ * checkpoint writes those points, them too (still read from here until the parts holding
+ * them are in LevelDB and in the catalog).
+ */
+export class HeadChunk {
+  private cols: Columns;
+  flushing: Columns | null = null;
+  lastAppendMs = Date.now();
+
+  constructor(readonly account: number, readonly series: number, readonly window: number) {
+    this.cols = new Columns(window);
+  }
+
+  get size(): number {
+    return this.cols.size;
+  }
+
+  append(t: number, s: Summary): void {
+    this.lastAppendMs = Date.now();
+    this.cols.append(t, s);
+  }
+
+  /** Sorted points with equal times merged (those not taken by a checkpoint). */
+  points(): Points {
+    return this.cols.points();
+  }
+
+  range(from: number, to: number, step: number): Points {
+    return this.cols.range(from, to, step);
+  }
+
   /**
-   * Hands the points received so far to a checkpoint and starts afresh (the columns keep
-   * their room: the next interval brings about as many).
+   * Hands the columns received so far to a checkpoint (no copy) and starts afresh with
+   * room for as many: the next interval brings about as many.
    */
-  capture(): Points {
-    const p = this.points();
-    this.flushing = p;
-    this.n = 0;
-    this.sorted = true;
-    return p;
+  capture(): Columns {
+    const taken = this.cols;
+    this.flushing = taken;
+    this.cols = new Columns(this.window, taken.size);
+    return taken;
+  }
+
+  /** A checkpoint that could not write its columns gives them back (before what came since). */
+  restore(): void {
+    const taken = this.flushing;
+    if (!taken) return;
+    const since = this.cols;
+    this.cols = taken;
+    this.flushing = null;
+    if (since.size) this.cols.load(since.points());
   }
 
   /** Points with from <= t < to held here (being written, then received since), oldest first. */
   memory(from: number, to: number, step: number): Points[] {
     const out: Points[] = [];
-    if (this.flushing) {
-      const cut = cutPoints(this.flushing, from, to);
-      out.push(step ? rollUp(cut, step) : cut);
-    }
-    if (this.n > 0) out.push(this.range(from, to, step));
+    if (this.flushing && this.flushing.size) out.push(this.flushing.range(from, to, step));
+    if (this.cols.size) out.push(this.cols.range(from, to, step));
     return out;
   }
 
   /** Loads points (from a snapshot of the old layout) as if appended in order. */
   load(p: Points): void {
-    for (let i = 0; i < p.t.length; i++) {
-      this.append(p.t[i]!, { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! });
-    }
+    this.cols.load(p);
   }
 }
 

@@ -105,28 +105,6 @@ function alignedTo(t: number[], step: number): boolean {
   return true;
 }
 
-/** Points with from <= t < to of sorted points (shared when nothing is cut). */
-export function cutPoints(p: Points, from: number, to: number): Points {
-  const n = p.t.length;
-  const lower = (x: number) => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (p.t[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const a = from === -Infinity ? 0 : lower(from);
-  const b = to === Infinity ? n : lower(to);
-  if (a === 0 && b === n) return p;
-  return {
-    t: p.t.slice(a, b), count: p.count.slice(a, b), sum: p.sum.slice(a, b), min: p.min.slice(a, b),
-    max: p.max.slice(a, b), last: p.last.slice(a, b), sumsq: p.sumsq.slice(a, b),
-  };
-}
-
 /** Whether points are already sorted with distinct times (the common, in-order case). */
 export function isStrictlySorted(t: number[]): boolean {
   for (let i = 1; i < t.length; i++) if (t[i]! <= t[i - 1]!) return false;

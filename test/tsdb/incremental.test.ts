@@ -173,3 +173,21 @@ t.test('open windows snapshotted by the old layout are read, rewritten as parts,
   await c.engine.close();
   await c.crash();
 });
+
+t.test('a checkpoint takes the head columns without copying; a failed one gives them back in order', async (t) => {
+  const { HeadChunk } = await import('../../src/tsdb/head.js');
+  const c = new HeadChunk(1, 1, 0);
+  c.append(10, { count: 1, sum: 1, min: 1, max: 1, last: 1, sumsq: 1 });
+  c.append(20, { count: 1, sum: 2, min: 2, max: 2, last: 2, sumsq: 4 });
+  const taken = c.capture();
+  t.equal(taken.size, 2);
+  t.equal(c.size, 0, 'the head starts afresh');
+  c.append(20, { count: 1, sum: 5, min: 5, max: 5, last: 5, sumsq: 25 });
+  c.append(30, { count: 1, sum: 3, min: 3, max: 3, last: 3, sumsq: 9 });
+  t.same(c.memory(0, 100, 0).map((p) => p.t), [[10, 20], [20, 30]], 'reads see both, oldest first');
+  c.restore();
+  t.equal(c.flushing, null);
+  const p = c.points();
+  t.same(p.t, [10, 20, 30]);
+  t.same([p.count[1], p.sum[1], p.last[1]], [2, 7, 5], 'the same second merged, the later write last');
+});
