@@ -80,7 +80,11 @@ function request(method, path, body) {
   });
 }
 
-const seriesTags = (i) => ({ host: `host-${i % (SERIES / METRICS)}`, region: `region-${i % 5}` });
+// series i: metric i / (SERIES / METRICS), host i % (SERIES / METRICS): every series distinct
+// (deriving both from i % n once made 200 series only 40, as 40 is a multiple of 5)
+const PER_METRIC = SERIES / METRICS;
+const metricOf = (i) => `soak.m${Math.floor(i / PER_METRIC)}`;
+const seriesTags = (i) => ({ host: `host-${i % PER_METRIC}`, region: `region-${Math.floor((i % PER_METRIC) / (PER_METRIC / 5))}` });
 let cursor = 0;
 /** One request's body: the next 50 series in turn, times as the shape says. */
 function body() {
@@ -89,7 +93,7 @@ function body() {
   for (let k = 0; k < PER_REQUEST; k++) {
     const i = cursor++ % SERIES;
     const time = SHAPE === 'dense' ? now - Math.floor(Math.random() * 30) : now;
-    measurements.push({ name: `soak.m${i % METRICS}`, value: Math.round(Math.random() * 10000) / 100, time, tags: seriesTags(i) });
+    measurements.push({ name: metricOf(i), value: Math.round(Math.random() * 10000) / 100, time, tags: seriesTags(i) });
   }
   return JSON.stringify({ measurements });
 }
@@ -109,9 +113,11 @@ async function writer() {
   }
 }
 async function reader() {
-  // the metrics exist once the writers' first requests are in: reads start 5 s later
+  // every metric exists once the writers have gone through the series once (10 s for the
+  // wide shape): reads start then, or 5 s in, whichever is later
+  const start = Math.max(5000, (SERIES / RATE) * 1000 + 2000);
   for (let n = 0; !stopping; n++) {
-    const due = t0 + 5000 + (n / QPS) * 1000;
+    const due = t0 + start + (n / QPS) * 1000;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (stopping) break;

@@ -59,7 +59,7 @@ export interface Runtime {
   /** evaluates alerts and sends their notifications */
   alertEngine: AlertEngine;
   /** the ingest pipeline tells the alert engine which metrics received points */
-  stored: (account: number, metrics: Iterable<string>) => void;
+  stored: (account: number, metrics: Iterable<string>, newest: number) => void;
   /** the time-series engine: series, points, rollups */
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
@@ -131,7 +131,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     annotations: new Annotations(store, commit),
     sources: new Sources(store, commit),
     plugins, services, alerts, alertEngine, urlPolicy,
-    stored: (account, metrics) => alertEngine.appended(account, metrics),
+    stored: (account, metrics, newest) => alertEngine.appended(account, metrics, newest),
     cardinality: new CardinalityGuard(() => rt.config.limits.new_series_per_hour, (account) => {
       metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });
     }),

@@ -13,7 +13,7 @@ import { canonicalMetricName } from '../domain/names.js';
 import type { Logger } from '../log.js';
 import type { Violation } from '../notifiers/plugin.js';
 import type { Verdict } from './evaluate.js';
-import { AUTO_CLEAR_SECONDS, conditionVerdicts } from './streams.js';
+import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, conditionVerdicts } from './streams.js';
 import { previewAlert, type Preview } from './preview.js';
 import { AlertStates, freshState, type AlertState } from './state.js';
 import { alertNotification } from './notification.js';
@@ -21,8 +21,8 @@ import type { Outbox } from '../notifiers/outbox.js';
 import type { Notification } from '../notifiers/plugin.js';
 import type { WriteOp } from '../store/commit.js';
 
-/** Evaluations after new data wait this long, so one batch of posts costs one evaluation. */
-const DATA_DELAY_MS = 200;
+/** Evaluations after new data wait this long, so a second of posts costs one evaluation. */
+const DATA_DELAY_MS = 1000;
 
 type Clock = () => number;
 
@@ -69,9 +69,13 @@ export class AlertEngine {
     await this.running.catch(() => undefined);
   }
 
-  /** The ingest pipeline stored points of these metrics (lower-cased names) for an account. */
-  appended(account: number, metrics: Iterable<string>): void {
-    if (this.watching.size === 0) return;
+  /**
+   * The ingest pipeline stored points of these metrics (lower-cased names) for an account,
+   * the newest at `newest`. Points older than any condition reads (a backfill) change no
+   * verdict now: the schedule looks at them in its own time.
+   */
+  appended(account: number, metrics: Iterable<string>, newest: number): void {
+    if (this.watching.size === 0 || newest < this.clock() - MAX_READ_SPAN) return;
     for (const m of metrics) for (const key of this.watching.get(`${account}!${m}`) ?? []) this.dirty.add(key);
     if (this.dirty.size && !this.dataTimer && !this.stopped) {
       this.dataTimer = setTimeout(() => {

@@ -2,6 +2,7 @@
 // store: what the engine evaluates on each tick and what a preview evaluates at each step.
 import type { ConditionRecord } from '../domain/alerts.js';
 import type { SeriesStore } from '../tsdb/engine.js';
+import type { TagExpr } from '../tsdb/tag-expr.js';
 import { sortMerge } from '../tsdb/points.js';
 import { canonicalMetricName } from '../domain/names.js';
 import { tagsMapToExpr } from '../query/filter.js';
@@ -9,6 +10,10 @@ import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './eval
 
 /** How far back a stream's points are read beyond a condition's duration. */
 const LOOKBACK = 3600;
+/** The longest raw read of any condition (duration at most 3600 s). */
+export const MAX_READ_SPAN = 3600 + LOOKBACK;
+/** Tag filters compiled once per condition (their globs are regular expressions). */
+const exprs = new WeakMap<ConditionRecord, TagExpr>();
 /** Streams quiet for longer than this are no longer looked for (auto-clear's horizon). */
 export const AUTO_CLEAR_SECONDS = 10 * 86400;
 
@@ -16,7 +21,9 @@ export const AUTO_CLEAR_SECONDS = 10 * 86400;
 export async function conditionVerdicts(
   series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number,
 ): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
-  const refs = series.select(account, canonicalMetricName(c.metric_name), tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values]))));
+  let expr = exprs.get(c);
+  if (!expr) exprs.set(c, (expr = tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values])))));
+  const refs = series.select(account, canonicalMetricName(c.metric_name), expr);
   const verdicts = new Map<string, Verdict>();
   if (refs.length === 0) return { verdicts, newest: null };
   const span = (c.duration ?? 0) + LOOKBACK;

@@ -14,10 +14,11 @@ export interface IngestDeps {
   /** the per-account limit on new series an hour (absent: no limit) */
   cardinality?: CardinalityGuard;
   /**
-   * told which metrics of an account just received points, once they are stored (the
-   * alert engine); it must only take note: the request does not wait for what it does
+   * told which metrics of an account just received points, and the newest point's time,
+   * once they are stored (the alert engine); it must only take note: the request does not
+   * wait for what it does
    */
-  stored?: (account: number, metrics: Iterable<string>) => void;
+  stored?: (account: number, metrics: Iterable<string>, newest: number) => void;
 }
 
 export interface IngestResult {
@@ -66,6 +67,10 @@ export async function ingest(
     });
   }
   await deps.engine.append(account, out);
-  deps.stored?.(account, periods.keys());
+  if (deps.stored) {
+    let newest = -Infinity;
+    for (const s of out) if (s.time > newest) newest = s.time;
+    deps.stored(account, periods.keys(), newest);
+  }
   return { accepted: samples.length };
 }
