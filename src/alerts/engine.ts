@@ -13,11 +13,11 @@ import { canonicalMetricName } from '../domain/names.js';
 import type { Logger } from '../log.js';
 import type { Violation } from '../notifiers/plugin.js';
 import type { Verdict } from './evaluate.js';
-import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, conditionVerdicts } from './streams.js';
+import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, RoundReads, conditionVerdicts } from './streams.js';
 import { previewAlert, type Preview } from './preview.js';
 import { AlertStates, freshState, type AlertState } from './state.js';
 import { alertNotification } from './notification.js';
-import type { Outbox } from '../notifiers/outbox.js';
+import type { Outbox, OutboxEntry } from '../notifiers/outbox.js';
 import type { Notification } from '../notifiers/plugin.js';
 import type { WriteOp } from '../store/commit.js';
 
@@ -31,6 +31,8 @@ export class AlertEngine {
   /** metric key `<account>!<metric>` -> alert keys watching it */
   private readonly watching = new Map<string, Set<string>>();
   private readonly dirty = new Set<string>();
+  /** the newest data time of each alert, exact (its stored state may lag an hour) */
+  private readonly lastData = new Map<string, number>();
   private dataTimer: NodeJS.Timeout | null = null;
   private task: { stop(): void | Promise<void> } | null = null;
   private running: Promise<void> = Promise.resolve();
@@ -137,15 +139,21 @@ export class AlertEngine {
 
   /** The state and its notifications (as outbox entries) in one batch; then delivery. */
   private async save(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<void> {
+    const { ops, entries } = await this.prepareSave(account, alert, s, notifications);
+    await this.commit.write(ops);
+    this.outbox.schedule(entries);
+  }
+
+  /** The operations that store a state and its notifications' outbox entries. */
+  private async prepareSave(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<{ ops: WriteOp[]; entries: OutboxEntry[] }> {
     const ops: WriteOp[] = [this.states.put(account, alert.id, s)];
-    const entries = [];
+    const entries: OutboxEntry[] = [];
     for (const n of notifications) {
       const prepared = await this.outbox.prepare(account, alert.services, n);
       ops.push(...prepared.ops);
       entries.push(...prepared.entries);
     }
-    await this.commit.write(ops);
-    this.outbox.schedule(entries);
+    return { ops, entries };
   }
 
   /** One evaluation at a time: a clear and a tick never interleave on one state. */
@@ -176,19 +184,35 @@ export class AlertEngine {
   }
 
   private async evaluateKeys(keys: string[], now: number): Promise<void> {
+    const reads = new RoundReads(this.series, now);
+    for (const key of keys) {
+      const entry = this.byId.get(key);
+      if (entry?.alert.active) for (const c of entry.alert.conditions) reads.plan(entry.account, c);
+    }
+    await reads.fetch();
+    // every state that changed, and the notifications decided, in one batch for the round
+    const ops: WriteOp[] = [];
+    const entries: OutboxEntry[] = [];
     for (const key of keys) {
       if (this.stopped) return;
       const entry = this.byId.get(key);
       if (!entry) continue;
       try {
-        await this.evaluate(entry.account, entry.alert, now);
+        const saved = await this.evaluate(entry.account, entry.alert, now, reads);
+        if (saved) {
+          ops.push(...saved.ops);
+          entries.push(...saved.entries);
+        }
       } catch (err) {
         this.log.error({ err, alert: entry.alert.id }, 'alert evaluation failed');
       }
     }
+    await this.commit.write(ops);
+    this.outbox.schedule(entries);
   }
 
-  private async evaluate(account: number, alert: AlertRecord, now: number): Promise<void> {
+  /** The new state and notifications of one alert, to store (null: nothing changed). */
+  private async evaluate(account: number, alert: AlertRecord, now: number, reads: RoundReads): Promise<{ ops: WriteOp[]; entries: OutboxEntry[] } | null> {
     const before = await this.states.load(account, alert.id);
     const s: AlertState = structuredClone(before);
     let notifications: Notification[] = [];
@@ -200,7 +224,7 @@ export class AlertEngine {
       let holds = true;
       for (const c of alert.conditions) {
         const found = s.violations[c.id] ?? {};
-        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom);
+        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom, reads);
         if (newest !== null && (s.last_data_at === null || newest > s.last_data_at)) s.last_data_at = newest;
         for (const [stream, v] of verdicts) {
           if (v.kind === 'violating') found[stream] = violation(c, v);
@@ -210,9 +234,15 @@ export class AlertEngine {
         if (Object.keys(found).length === 0) holds = false;
       }
       for (const id of Object.keys(s.violations)) if (!alert.conditions.some((c) => String(c.id) === id)) delete s.violations[id];
+      // the newest data time is stored only when it moved an hour: memory keeps it exact
+      const key = `${account}!${alert.id}`;
+      const remembered = this.lastData.get(key);
+      if (remembered !== undefined && (s.last_data_at === null || remembered > s.last_data_at)) s.last_data_at = remembered;
+      if (s.last_data_at !== null) this.lastData.set(key, s.last_data_at);
       notifications = this.transition(account, alert, s, holds, now);
     }
-    if (notifications.length || JSON.stringify(s) !== JSON.stringify(before)) await this.save(account, alert, s, notifications);
+    if (notifications.length === 0 && !changed(before, s)) return null;
+    return this.prepareSave(account, alert, s, notifications);
   }
 
   /** Trigger, repeat after rearm, clear (normal or auto): the notifications the new state calls for. */
@@ -244,6 +274,16 @@ export class AlertEngine {
     for (const k of streams) s.stream_notified_at[k] = now;
     return [alertNotification('trigger', alert, email, s, now)];
   }
+}
+
+/**
+ * Whether a state must be stored: anything but the newest data time, which moves with
+ * every point and matters only to the ten-day auto-clear (stored when it moved an hour).
+ */
+function changed(before: AlertState, after: AlertState): boolean {
+  const moved = (after.last_data_at ?? 0) - (before.last_data_at ?? 0);
+  if (moved >= 3600 || (before.last_data_at === null) !== (after.last_data_at === null)) return true;
+  return JSON.stringify({ ...before, last_data_at: null }) !== JSON.stringify({ ...after, last_data_at: null });
 }
 
 function violation(c: ConditionRecord, v: Extract<Verdict, { kind: 'violating' }>): Violation {

@@ -1,7 +1,7 @@
 // The streams of one condition and their verdicts at one moment, read from the series
 // store: what the engine evaluates on each tick and what a preview evaluates at each step.
 import type { ConditionRecord } from '../domain/alerts.js';
-import type { SeriesStore } from '../tsdb/engine.js';
+import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 import { sortMerge } from '../tsdb/points.js';
 import { canonicalMetricName } from '../domain/names.js';
@@ -17,17 +17,58 @@ const exprs = new WeakMap<ConditionRecord, TagExpr>();
 /** Streams quiet for longer than this are no longer looked for (auto-clear's horizon). */
 export const AUTO_CLEAR_SECONDS = 10 * 86400;
 
-/** The verdict of each stream (or the group) of one condition, and the newest point seen. */
-export async function conditionVerdicts(
-  series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number,
-): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
+/** The streams a condition watches. */
+function conditionRefs(series: SeriesStore, account: number, c: ConditionRecord): SeriesRef[] {
   let expr = exprs.get(c);
   if (!expr) exprs.set(c, (expr = tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values])))));
-  const refs = series.select(account, canonicalMetricName(c.metric_name), expr);
+  return series.select(account, canonicalMetricName(c.metric_name), expr);
+}
+
+const spanOf = (c: ConditionRecord) => (c.duration ?? 0) + LOOKBACK;
+
+/**
+ * The raw reads of one evaluation round, one per account and span: a thousand alerts on
+ * one metric read it with one call, not a thousand (each read is a LevelDB round trip).
+ */
+export class RoundReads {
+  private readonly wanted = new Map<string, { account: number; span: number; ids: Set<number> }>();
+  private readonly got = new Map<string, Map<number, Points>>();
+
+  constructor(private readonly series: SeriesStore, private readonly now: number) {}
+
+  /** Notes what a condition will read. */
+  plan(account: number, c: ConditionRecord): void {
+    const key = `${account}:${spanOf(c)}`;
+    let w = this.wanted.get(key);
+    if (!w) this.wanted.set(key, (w = { account, span: spanOf(c), ids: new Set() }));
+    for (const r of conditionRefs(this.series, account, c)) w.ids.add(r.id);
+  }
+
+  async fetch(): Promise<void> {
+    for (const [key, w] of this.wanted) {
+      const ids = [...w.ids];
+      const points = ids.length ? await this.series.read(w.account, ids, 0, this.now - w.span, this.now + 1) : [];
+      this.got.set(key, new Map(ids.map((id, i) => [id, points[i]!])));
+    }
+  }
+
+  /** The raw points of these series for a condition, if this round read them all. */
+  raw(account: number, c: ConditionRecord, refs: readonly SeriesRef[]): Points[] | null {
+    const got = this.got.get(`${account}:${spanOf(c)}`);
+    if (!got || !refs.every((r) => got.has(r.id))) return null;
+    return refs.map((r) => got.get(r.id)!);
+  }
+}
+
+/** The verdict of each stream (or the group) of one condition, and the newest point seen. */
+export async function conditionVerdicts(
+  series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number, reads: RoundReads | null = null,
+): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
+  const refs = conditionRefs(series, account, c);
   const verdicts = new Map<string, Verdict>();
   if (refs.length === 0) return { verdicts, newest: null };
-  const span = (c.duration ?? 0) + LOOKBACK;
-  const raw = await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1);
+  const span = spanOf(c);
+  const raw = reads?.raw(account, c, refs) ?? await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1);
   let newest: number | null = null;
   for (const p of raw) {
     const t = p.t[p.t.length - 1];
