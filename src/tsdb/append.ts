@@ -22,14 +22,15 @@ export class Appender {
     const st = this.st;
     const ops: WriteOp[] = [];
     const ids: number[] = new Array(samples.length);
+    // the record's number first: a head window remembers the oldest record it depends on
+    const seq = ++st.seq;
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
       let ref = this.lastRef.get(s.tags);
       if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s, ops);
       ids[i] = ref.id;
-      appendPoint(st, account, ref.id, s.time, s);
+      appendPoint(st, account, ref.id, s.time, s, seq);
     }
-    const seq = ++st.seq;
     const buf = encodeWal(account, ids, samples);
     st.walSeqs.push(seq);
     st.walBytes += buf.length;
@@ -81,7 +82,7 @@ export class Appender {
  * One point into its series' head window (late points for a window already sealed open it
  * again: they become new parts of it).
  */
-export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary): void {
+export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary, seq: number): void {
   const w = windowOf(t);
   let c = st.current[series];
   if (c === undefined || c.window !== w) {
@@ -89,5 +90,5 @@ export function appendPoint(st: EngineState, account: number, series: number, t:
     const newest = st.current[series];
     if (newest === undefined || newest.window <= w || !st.head.get(series)?.has(newest.window)) st.current[series] = c;
   }
-  c.append(t, s);
+  c.append(t, s, seq);
 }

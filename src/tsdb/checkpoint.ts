@@ -11,6 +11,7 @@ import type { Compactor } from './compaction.js';
 import { encodeFlush, takeFlush, type Flush } from './flush.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, walKey } from './keys.js';
+import type { HeadChunk } from './head.js';
 
 /** Operations a batch: large enough to be cheap, small enough not to hold appends up. */
 const BATCH_OPS = 2000;
@@ -25,28 +26,49 @@ export class Checkpointer {
     await this.running?.catch(() => undefined);
   }
 
-  /** One checkpoint at a time; a call during one waits for it, then runs its own. */
-  checkpoint(): Promise<void> {
-    if (this.running) return this.running.then(() => this.checkpoint());
-    const run = this.write().finally(() => { this.running = null; });
+  /**
+   * One checkpoint at a time; a call during one waits for it, then runs its own. `all`:
+   * write every window's points, however few (at start and at shutdown).
+   */
+  checkpoint(all = false): Promise<void> {
+    if (this.running) return this.running.then(() => this.checkpoint(all));
+    const run = this.write(all).finally(() => { this.running = null; });
     this.running = run;
     return run;
   }
 
-  private async write(): Promise<void> {
+  /**
+   * Whether a window's points are written now: enough of them, or old enough, or the
+   * window has ended. Sparse series (one point in ten seconds across 50,000 series) would
+   * otherwise cost four tiny parts a series at every checkpoint, and as much merging.
+   */
+  private due(c: HeadChunk, nowMs: number): boolean {
+    const { flushPoints = 120, headMaxAgeMs = 10 * this.st.opts.checkpointMs } = this.st.opts;
+    return c.size >= flushPoints || nowMs - c.firstAppendMs >= headMaxAgeMs || nowMs / 1000 >= c.window + WINDOW;
+  }
+
+  private async write(all: boolean): Promise<void> {
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
-    // Synchronously: the WAL records so far and the points they hold. Appends from now on
-    // go to fresh head columns and later WAL records, which the next checkpoint takes.
-    const walSeqs = st.walSeqs;
+    // Synchronously: the windows written now and the WAL records they no longer need.
+    // Appends from now on go to fresh head columns and later WAL records. A record stays
+    // while a window still holds one of its points in the head; replay then skips the
+    // samples of windows written since (wal-replay.ts).
+    const nowMs = Date.now();
+    const flushes: Flush[] = [];
+    let keepFrom = Infinity;
+    for (const c of st.head.chunks()) {
+      if (c.size === 0) continue;
+      if (all || this.due(c, nowMs)) flushes.push(takeFlush(st, c));
+      else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
+    }
+    const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);
     const headDeletes = st.headDeletes;
     const orphans = st.orphanChunks;
-    st.walSeqs = [];
+    st.walSeqs = st.walSeqs.filter((seq) => seq >= keepFrom);
     st.headDeletes = [];
     st.orphanChunks = [];
     st.walBytes = 0;
-    const flushes: Flush[] = [];
-    for (const c of st.head.chunks()) if (c.size > 0) flushes.push(takeFlush(st, c));
     let ops: WriteOp[] = [];
     let batchFlushes: Flush[] = [];
     let next = 0;

@@ -66,7 +66,8 @@ export class Engine implements SeriesStore {
   static async open(store: Store, commit: CommitQueue, log: Logger, opts: EngineOptions): Promise<Engine> {
     const e = new Engine(new EngineState(engineKeyspaces(store), commit, log, opts));
     await recover(e.st);
-    await e.checkpoint();
+    // everything replayed (and old-layout snapshots) written, the WAL trimmed
+    await e.checkpointer.checkpoint(true);
     e.timer = setInterval(() => e.checkpointLogged(), opts.checkpointMs);
     e.timer.unref();
     return e;
@@ -182,7 +183,7 @@ export class Engine implements SeriesStore {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.closed) return;
-    await this.checkpoint();
+    await this.checkpointer.checkpoint(true);
     await this.compactor.stop();
     this.closed = true;
   }

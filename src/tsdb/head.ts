@@ -34,6 +34,10 @@ export class Columns {
   private n = 0;
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
+  /** the oldest WAL record holding one of these points (null: none, e.g. loaded from a snapshot) */
+  firstSeq: number | null = null;
+  /** when the first of these points arrived */
+  firstAppendMs = 0;
 
   /** `capacity`: room for this many points before the first growth */
   constructor(readonly window: number, capacity = INITIAL) {
@@ -235,9 +239,24 @@ export class HeadChunk {
     return this.cols.size;
   }
 
-  append(t: number, s: Summary): void {
-    this.lastAppendMs = Date.now();
-    this.cols.append(t, s);
+  /** `seq`: the WAL record holding the point */
+  append(t: number, s: Summary, seq: number): void {
+    const now = Date.now();
+    this.lastAppendMs = now;
+    const cols = this.cols;
+    if (cols.size === 0) cols.firstAppendMs = now;
+    if (cols.firstSeq === null) cols.firstSeq = seq;
+    cols.append(t, s);
+  }
+
+  /** The oldest WAL record the points not yet taken by a checkpoint depend on, or null. */
+  get firstSeq(): number | null {
+    return this.cols.size ? this.cols.firstSeq : null;
+  }
+
+  /** When the oldest point not yet taken by a checkpoint arrived (0: none). */
+  get firstAppendMs(): number {
+    return this.cols.size ? this.cols.firstAppendMs : 0;
   }
 
   /** Sorted points with equal times merged (those not taken by a checkpoint). */
@@ -267,7 +286,10 @@ export class HeadChunk {
     const since = this.cols;
     this.cols = taken;
     this.flushing = null;
-    if (since.size) this.cols.load(since.points());
+    if (since.size) {
+      this.cols.load(since.points());
+      if (since.firstSeq !== null && (taken.firstSeq === null || since.firstSeq < taken.firstSeq)) taken.firstSeq = since.firstSeq;
+    }
   }
 
   /** Points with from <= t < to held here (being written, then received since), oldest first. */

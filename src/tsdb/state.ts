@@ -17,6 +17,14 @@ export interface EngineOptions {
   checkpointWalBytes: number;
   /** a window whose end has passed is sealed (merged whole) after this long without writes */
   sealIdleMs: number;
+  /**
+   * a checkpoint writes a window's new points once there are this many (default 120, as
+   * Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default ten
+   * checkpoint intervals), or the window has ended; until then they stay in the head and
+   * their WAL records stay too. 1: every checkpoint writes every window.
+   */
+  flushPoints?: number;
+  headMaxAgeMs?: number;
 }
 
 /** The engine's sublevels of the one LevelDB (key layouts in keys.ts). */

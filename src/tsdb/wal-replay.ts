@@ -73,7 +73,7 @@ async function replayWal(st: EngineState): Promise<{ records: number; samples: n
     for (const s of rec.samples) {
       if (!st.index.byId.has(s.series)) continue; // its metric was deleted
       if (st.catalog.maxPart(s.series, 0, windowOf(s.time)) > seq) continue; // written already
-      appendPoint(st, rec.account, s.series, s.time, s);
+      appendPoint(st, rec.account, s.series, s.time, s, seq);
       samples++;
     }
     records++;

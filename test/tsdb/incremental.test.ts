@@ -191,3 +191,30 @@ t.test('a checkpoint takes the head columns without copying; a failed one gives 
   t.same(p.t, [10, 20, 30]);
   t.same([p.count[1], p.sum[1], p.last[1]], [2, 7, 5], 'the same second merged, the later write last');
 });
+
+t.test('sparse windows stay in the head across checkpoints, their WAL records with them; a crash loses and doubles nothing', async (t) => {
+  const dir = tempDir(t);
+  const a = await open(dir, { flushPoints: 120, headMaxAgeMs: 3_600_000 });
+  const base = windowOf(Math.floor(Date.now() / 1000)); // the open window: not due for its end
+  for (let i = 0; i < 10; i++) await a.engine.append(1, [valueSample('m', tagsOf(0), base + i, i)]);
+  for (let i = 0; i < 200; i++) await a.engine.append(1, [valueSample('m', tagsOf(1), base + i, 1000 + i)]);
+  await a.engine.checkpoint();
+  const [sparse, dense] = [0, 1].map((h) => a.engine.select(1, 'm', { op: 'all' }).find((r) => r.tags[0]![1] === `h${h}`)!.id);
+  const written = (await a.engine.chunks.keys().all()).map(parseChunkKey).filter((k) => k.tier === 0);
+  t.same([...new Set(written.map((k) => k.series))], [dense], 'only the window with 120 points or more was written');
+  t.equal(a.engine.stats().headPoints, 10, 'the sparse one stays in the head');
+  await a.crash();
+  const peek = await Store.open(dir, { sync: false });
+  t.ok((await peek.binary('wal').keys().all()).length > 0, 'and so do the WAL records its points are in');
+  await peek.close();
+
+  const b = await open(dir, { flushPoints: 120, headMaxAgeMs: 3_600_000 });
+  const [ps, pd] = await b.engine.read(1, [sparse, dense], 0, base, base + WINDOW);
+  t.same(ps!.sum, Array.from({ length: 10 }, (_, i) => i), 'the sparse window replayed');
+  t.same(pd!.sum, Array.from({ length: 200 }, (_, i) => 1000 + i), 'the written one not replayed again');
+  t.ok(pd!.count.every((c) => c === 1) && ps!.count.every((c) => c === 1), 'every point once');
+  const peekWal = (await b.engine.stats()).headPoints;
+  t.equal(peekWal, 0, 'the start wrote what it replayed');
+  await b.engine.close();
+  await b.crash();
+});
