@@ -9,6 +9,8 @@
 //   wide:  rate x 10 series (50,000 at 5,000/s), one point per series every 10 s.
 // --window-seconds shortens the engine's window (test knob GW_TEST_WINDOW_SECONDS) so
 // several window boundaries fall inside one run.
+// GW_SOAK_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+// for the profile docs/benchmarks.md explains the figures with.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
+const nodeArgs = process.env.GW_SOAK_NODE_ARGS ? process.env.GW_SOAK_NODE_ARGS.split(' ') : [];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
   options: {
@@ -42,7 +45,7 @@ const pct = (xs, p) => { if (!xs.length) return 0; const s = [...xs].sort((a, b)
 
 function startServer(config, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
     createInterface({ input: child.stdout }).on('line', (line) => {
       try {
         const rec = JSON.parse(line);

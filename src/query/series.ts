@@ -6,7 +6,7 @@ import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
-import { combine, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
+import { GroupFold, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
 
 /** Series (or groups) per page. */
@@ -78,19 +78,25 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
   if (refs.length * buckets > MAX_QUERY_POINTS) {
     throw paramError('resolution', `this query would produce up to ${refs.length * buckets} points (limit ${MAX_QUERY_POINTS}); use a coarser resolution, a shorter time range or a narrower tag filter`);
   }
-  const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to);
   const counter = metric.type === 'counter';
   const series: SeriesResult['series'] = [];
-  let at = 0;
-  for (const unit of page) {
-    let measurements: Measurement[];
-    if (q.groupBy === null) measurements = summarize(rollUp(points[at++]!, resolution), fn, from, counter);
-    else {
-      // group_by excludes `all`
-      const per = unit.refs.map(() => values(rollUp(points[at++]!, resolution), fn as Exclude<SummaryFunction, 'all'>, from, counter));
-      measurements = combine(per, q.groupByFunction!);
-    }
-    if (measurements.length) series.push({ tags: unit.tags, measurements });
+  if (q.groupBy === null) {
+    const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to);
+    page.forEach((unit, at) => {
+      const measurements = summarize(rollUp(points[at]!, resolution), fn, from, counter);
+      if (measurements.length) series.push({ tags: unit.tags, measurements });
+    });
+  } else {
+    // a group may span thousands of series: each is folded into its group as it is read
+    const folds = page.map(() => new GroupFold(readFrom, resolution, buckets, q.groupByFunction!));
+    const unitOf = page.flatMap((unit, u) => unit.refs.map(() => u));
+    // group_by excludes `all`
+    const perSeries = fn as Exclude<SummaryFunction, 'all'>;
+    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, (n, p) => folds[unitOf[n]!]!.add(values(rollUp(p, resolution), perSeries, from, counter)));
+    page.forEach((unit, u) => {
+      const measurements = folds[u]!.measurements();
+      if (measurements.length) series.push({ tags: unit.tags, measurements });
+    });
   }
   const links: SeriesResult['links'] = [];
   if (remaining.length > page.length) {

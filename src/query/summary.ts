@@ -97,30 +97,42 @@ export function values(p: Points, fn: Exclude<SummaryFunction, 'all'>, firstTime
   return { t, v };
 }
 
-/** Combines the values of several series at each time with a group function. */
-export function combine(series: { t: number[]; v: number[] }[], fn: GroupFunction): Measurement[] {
-  const index = new Map<number, number>();
-  const times: number[] = [];
-  const acc: number[] = [];
-  const n: number[] = [];
-  for (const s of series) {
+/**
+ * Combines series with a group function, one series at a time, over buckets of a known
+ * grid (from + k * step, k < buckets): a group over thousands of series keeps one value
+ * and one count per bucket, not every series until the last is read. A bucket no series
+ * has a value in is left out; `mean` divides by the series that have one.
+ */
+export class GroupFold {
+  private readonly acc: Float64Array;
+  private readonly n: Uint32Array;
+
+  constructor(private readonly from: number, private readonly step: number, buckets: number, private readonly fn: GroupFunction) {
+    this.acc = new Float64Array(buckets);
+    this.n = new Uint32Array(buckets);
+  }
+
+  add(s: { t: number[]; v: number[] }): void {
+    const { acc, n, fn } = this;
     for (let i = 0; i < s.t.length; i++) {
-      const time = s.t[i]!;
+      const k = (s.t[i]! - this.from) / this.step;
+      // rollUp() floors every time onto this grid: anything else is a bug, not data
+      if (!Number.isInteger(k) || k < 0 || k >= acc.length) throw new RangeError(`time ${s.t[i]} is not a bucket of this read`);
       const value = s.v[i]!;
-      const at = index.get(time);
-      if (at === undefined) {
-        index.set(time, times.length);
-        times.push(time);
-        acc.push(value);
-        n.push(1);
-        continue;
-      }
-      n[at]!++;
-      if (fn === 'sum' || fn === 'mean') acc[at]! += value;
-      else if (fn === 'min') { if (value < acc[at]!) acc[at] = value; }
-      else if (value > acc[at]!) acc[at] = value;
+      if (n[k] === 0) acc[k] = value;
+      else if (fn === 'sum' || fn === 'mean') acc[k]! += value;
+      else if (fn === 'min') { if (value < acc[k]!) acc[k] = value; }
+      else if (value > acc[k]!) acc[k] = value;
+      n[k]!++;
     }
   }
-  const order = times.map((_, i) => i).sort((a, b) => times[a]! - times[b]!);
-  return order.map((i) => ({ time: times[i]!, value: fn === 'mean' ? acc[i]! / n[i]! : acc[i]! }));
+
+  measurements(): Measurement[] {
+    const out: Measurement[] = [];
+    for (let k = 0; k < this.acc.length; k++) {
+      const count = this.n[k]!;
+      if (count > 0) out.push({ time: this.from + k * this.step, value: this.fn === 'mean' ? this.acc[k]! / count : this.acc[k]! });
+    }
+    return out;
+  }
 }

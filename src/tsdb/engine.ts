@@ -24,7 +24,7 @@ import { Checkpointer } from './checkpoint.js';
 import { Compactor } from './compaction.js';
 import { Mutex } from './slice.js';
 import { recover } from './wal-replay.js';
-import { readSeries } from './read.js';
+import { readEach, readSeries, type SeriesVisitor } from './read.js';
 import { purgeMetrics } from './purge.js';
 import { parseChunkKey, type Tier } from './keys.js';
 
@@ -32,6 +32,7 @@ export type { Tier } from './keys.js';
 export type { SeriesRef } from './series-index.js';
 export type { Points } from './points.js';
 export type { EngineOptions } from './state.js';
+export type { SeriesVisitor } from './read.js';
 
 /** What the HTTP, ingest and query layers may use. A second backend implements this. */
 export interface SeriesStore {
@@ -39,6 +40,8 @@ export interface SeriesStore {
   select(account: number, metric: string, expr: TagExpr): SeriesRef[];
   /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
+  /** The same points handed to `visit` one series at a time, for reads too wide to hold whole. */
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor): Promise<void>;
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
   /** The distinct values of one tag across all the account's series. */
   tagValues(account: number, tag: string): Set<string>;
@@ -123,6 +126,10 @@ export class Engine implements SeriesStore {
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
     return readSeries(this.st, account, series, tier, from, to);
+  }
+
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor): Promise<void> {
+    return readEach(this.st, account, series, tier, from, to, visit);
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */

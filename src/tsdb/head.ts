@@ -39,10 +39,33 @@ export class Columns {
   /** when the first of these points arrived */
   firstAppendMs = 0;
 
-  /** `capacity`: room for this many points before the first growth */
-  constructor(readonly window: number, capacity = INITIAL) {
+  /** `capacity`: room for this many points before the first growth; `from`: columns to take as they are */
+  constructor(readonly window: number, capacity = INITIAL, from?: { dt: Uint16Array; v: Float64Array; cx: SummaryColumns | null; sorted: boolean }) {
+    if (from) {
+      this.dt = from.dt;
+      this.v = from.v;
+      this.cx = from.cx;
+      this.n = from.dt.length;
+      this.sorted = from.sorted;
+      return;
+    }
     this.dt = new Uint16Array(Math.max(INITIAL, capacity));
     this.v = new Float64Array(Math.max(INITIAL, capacity));
+  }
+
+  /**
+   * A copy of the points with from <= t < to (all of them when unsorted), for a read:
+   * two or seven typed-array copies, where rolling up now would build seven arrays a
+   * series while the read holds every series of the query.
+   */
+  copy(from: number, to: number): Columns {
+    const a = this.sorted ? this.lowerBound(from) : 0;
+    const b = this.sorted ? this.lowerBound(to) : this.n;
+    const cx = this.cx;
+    return new Columns(this.window, 0, {
+      dt: this.dt.slice(a, b), v: this.v.slice(a, b), sorted: this.sorted,
+      cx: cx && { count: cx.count.slice(a, b), min: cx.min.slice(a, b), max: cx.max.slice(a, b), last: cx.last.slice(a, b), sumsq: cx.sumsq.slice(a, b) },
+    });
   }
 
   get size(): number {
@@ -292,11 +315,11 @@ export class HeadChunk {
     }
   }
 
-  /** Points with from <= t < to held here (being written, then received since), oldest first. */
-  memory(from: number, to: number, step: number): Points[] {
-    const out: Points[] = [];
-    if (this.flushing && this.flushing.size) out.push(this.flushing.range(from, to, step));
-    if (this.cols.size) out.push(this.cols.range(from, to, step));
+  /** Copies of what is held here with from <= t < to (being written, then received since), oldest first. */
+  copies(from: number, to: number): Columns[] {
+    const out: Columns[] = [];
+    if (this.flushing && this.flushing.size) out.push(this.flushing.copy(from, to));
+    if (this.cols.size) out.push(this.cols.copy(from, to));
     return out;
   }
 

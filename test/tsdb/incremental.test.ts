@@ -184,12 +184,34 @@ t.test('a checkpoint takes the head columns without copying; a failed one gives 
   t.equal(c.size, 0, 'the head starts afresh');
   c.append(20, { count: 1, sum: 5, min: 5, max: 5, last: 5, sumsq: 25 });
   c.append(30, { count: 1, sum: 3, min: 3, max: 3, last: 3, sumsq: 9 });
-  t.same(c.memory(0, 100, 0).map((p) => p.t), [[10, 20], [20, 30]], 'reads see both, oldest first');
+  t.same(c.copies(0, 100).map((cols) => cols.range(0, 100, 0).t), [[10, 20], [20, 30]], 'reads see both, oldest first');
   c.restore();
   t.equal(c.flushing, null);
   const p = c.points();
   t.same(p.t, [10, 20, 30]);
   t.same([p.count[1], p.sum[1], p.last[1]], [2, 7, 5], 'the same second merged, the later write last');
+});
+
+t.test("a read's copy of the head is its own: later writes, merges and growth do not reach it", async (t) => {
+  const { Columns } = await import('../../src/tsdb/head.js');
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const cols = new Columns(0);
+  for (let i = 0; i < 10; i++) cols.append(i * 10, plain(i));
+  const copy = cols.copy(20, 60);
+  cols.append(90, plain(100)); // merges into the point at 90: summary columns appear, v changes in place
+  for (let i = 10; i < 40; i++) cols.append(i * 10, plain(i)); // grows the arrays
+  const p = copy.range(0, 1000, 0);
+  t.same(p.t, [20, 30, 40, 50], 'only the range asked for');
+  t.same(p.sum, [2, 3, 4, 5]);
+  t.same(p.count, [1, 1, 1, 1]);
+  const whole = cols.copy(0, 1000).range(0, 1000, 60);
+  t.same(whole.t.slice(0, 2), [0, 60], 'a copy rolls up like the head');
+  t.same([whole.count[1], whole.sum[1]], [7, 6 + 7 + 8 + 9 + 100 + 10 + 11], 'the merged point counts both writes in its bucket');
+  const unsorted = new Columns(0);
+  unsorted.append(50, plain(5));
+  unsorted.append(10, plain(1));
+  unsorted.append(70, plain(7));
+  t.same(unsorted.copy(20, 60).range(20, 60, 0).t, [50], 'an unsorted head is copied whole and cut when read');
 });
 
 t.test('sparse windows stay in the head across checkpoints, their WAL records with them; a crash loses and doubles nothing', async (t) => {
