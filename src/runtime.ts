@@ -30,6 +30,9 @@ import { RetentionJob } from './tsdb/retention.js';
 import { StoreRecovery } from './store/recovery.js';
 import { compositeCheck } from './query/composite-definition.js';
 import { GaugewayError } from './errors.js';
+import { ScrapeScheduler } from './scrape/scheduler.js';
+import { storeScraped } from './scrape/sink.js';
+import { acceptedTimes } from './ingest/time-window.js';
 
 export interface Runtime {
   config: Config;
@@ -64,6 +67,8 @@ export interface Runtime {
   engine: Engine;
   /** expiry and compaction on `storage.retention_schedule` */
   retention: RetentionJob;
+  /** scrape loops of the configured jobs */
+  scrape: ScrapeScheduler;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -136,6 +141,16 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
       metrics.ingestRejected.inc({ reason: 'new_series_per_hour', account: accounts.accountById(account)?.email ?? String(account) });
     }),
     limiter: new RateLimiter(config.limits.rate_limit),
+    scrape: new ScrapeScheduler({
+      store: (account, samples, types) => storeScraped({ catalog, engine, cardinality: rt.cardinality, stored: rt.stored }, account, samples, types),
+      limits: () => ({ ...acceptedTimes(rt.config.storage.retention), tagsPerMeasurement: rt.config.limits.tags_per_measurement }),
+      scraped: (job, ok, durationMs, stored, refused) => {
+        metrics.scrapes.inc({ job, result: ok ? 'ok' : 'failed' });
+        metrics.scrapeDuration.observe({ job }, durationMs / 1000);
+        if (stored) metrics.scrapedSamples.inc({ job }, stored);
+        for (const [reason, n] of refused) if (n) metrics.scrapeRefused.inc({ job, reason }, n);
+      },
+    }, (email) => scrapeAccount(accounts, email), log.child({ component: 'scrape' })),
     ready: true,
     closers: [],
   };
@@ -159,7 +174,19 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   rt.closers.push(() => outbox.stop());
   rt.closers.push(() => alertEngine.stop());
   await jobs.recover();
+  metrics.watchScrape(() => rt.scrape.targets());
+  await rt.scrape.apply(config.scrapeJobs ?? []);
+  // the first to stop: no scrape writes while the engine closes
+  rt.closers.push(() => rt.scrape.stop());
   return rt;
+}
+
+/** A scrape job's account: the one named, else the first account with an active admin token. */
+function scrapeAccount(accounts: AccountDirectory, email: string | null): number | null {
+  if (email !== null) return accounts.findAccount(email)?.id ?? null;
+  const all = accounts.listAccounts().filter((a) => a.active).sort((a, b) => a.id - b.id);
+  const admin = all.find((a) => accounts.listTokens(a.email).some((t) => t.active && t.role === 'admin'));
+  return (admin ?? all[0])?.id ?? null;
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {

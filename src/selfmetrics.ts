@@ -52,6 +52,35 @@ export class SelfMetrics {
     registers: [this.registry],
   });
 
+  readonly scrapes = new Counter({
+    name: 'gaugeway_scrapes_total',
+    help: 'Scrapes of configured targets, by job and result (ok, failed)',
+    labelNames: ['job', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly scrapeDuration = new Histogram({
+    name: 'gaugeway_scrape_duration_seconds',
+    help: 'Time a scrape took, fetch to stored, by job',
+    labelNames: ['job'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly scrapedSamples = new Counter({
+    name: 'gaugeway_scrape_samples_stored_total',
+    help: 'Scraped samples stored, by job',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
+  readonly scrapeRefused = new Counter({
+    name: 'gaugeway_scrape_samples_refused_total',
+    help: 'Scraped samples not stored, by job and reason (not_finite, metric_name, too_many_tags, time_out_of_range, duplicate, type_conflict, series_limit)',
+    labelNames: ['job', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly notifications = new Counter({
     name: 'gaugeway_notifications_total',
     help: 'Notification delivery attempts and their ends: sent, failed (an attempt), retried, dropped (after the last retry)',
@@ -74,6 +103,25 @@ export class SelfMetrics {
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
     gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
+  }
+
+  /** gaugeway_scrape_targets by job and health, read from the scheduler when scraped */
+  watchScrape(targets: () => { job: string; health: string }[]): void {
+    new Gauge({
+      name: 'gaugeway_scrape_targets', help: 'Configured scrape targets, by job and health (up, down, unknown)',
+      labelNames: ['job', 'health'] as const, registers: [this.registry],
+      collect() {
+        this.reset();
+        const counts = new Map<string, { job: string; health: string; n: number }>();
+        for (const t of targets()) {
+          const key = `${t.job}\u0000${t.health}`;
+          const c = counts.get(key) ?? { job: t.job, health: t.health, n: 0 };
+          c.n++;
+          counts.set(key, c);
+        }
+        for (const c of counts.values()) this.set({ job: c.job, health: c.health }, c.n);
+      },
+    });
   }
 
   constructor(withProcessMetrics = true) {

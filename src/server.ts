@@ -38,6 +38,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
   const rt = await createRuntime(config, log);
   try {
     await ensureFirstAccount(rt);
+    rt.scrape.resync(); // a job without `account` scrapes for the account just created
     return await listen(rt, opts);
   } catch (err) {
     await closeRuntime(rt);
@@ -84,7 +85,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       // (data_dir as running: a changed one only takes effect after a restart)
       const nextTls = await loadTls({ ...next, data_dir: rt.config.data_dir }, log);
       await rt.accounts.applyConfig(next.accounts);
-      applyReload(rt, next);
+      await applyReload(rt, next);
       secure.setSecureContext({ key: nextTls.key, cert: nextTls.cert, minVersion: next.tls.min_version });
       tls = nextTls;
       for (const server of [secure, plain]) {
@@ -162,7 +163,7 @@ async function startAdminSocket(rt: Runtime): Promise<{ server: http.Server; pat
 }
 
 /** Swaps in `next` for everything a reload may change; says which changes wait for a restart. */
-function applyReload(rt: Runtime, next: Config): void {
+async function applyReload(rt: Runtime, next: Config): Promise<void> {
   const old = rt.config;
   // the schema marks each key live or restart (config/schema.ts); restart keys keep their running value
   const waiting = holdRestartKeys(old, next);
@@ -175,6 +176,8 @@ function applyReload(rt: Runtime, next: Config): void {
   rt.config = next;
   if (changed.includes('storage.retention_schedule')) rt.retention.reschedule();
   if (changed.includes('alerts.check_schedule')) rt.alertEngine.schedule(next.alerts.check_schedule);
+  // always: the Prometheus files and accounts a job names may have changed under an unchanged section
+  await rt.scrape.apply(next.scrapeJobs).catch((err: unknown) => rt.log.error({ err }, 'applying the scrape jobs failed'));
   if (changed.length) rt.log.info({ keys: changed }, 'configuration changes applied');
 }
 

@@ -24,7 +24,7 @@ const LEAVES = ['errors', 'log'];
  * `import type`. The top of the program (TOP) may import anything.
  */
 const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
-  http: { values: ['ingest', 'query', 'domain', 'auth', 'schema', 'match', 'config', 'selfmetrics', 'notifiers', ...LEAVES], types: ['tsdb', 'store', 'alerts'] },
+  http: { values: ['ingest', 'query', 'domain', 'auth', 'schema', 'match', 'config', 'selfmetrics', 'notifiers', ...LEAVES], types: ['tsdb', 'store', 'alerts', 'scrape'] },
   // notification plugins' contract, registry and delivery: no app layer below them
   notifiers: { values: ['store', ...LEAVES] },
   alerts: { values: ['domain', 'tsdb', 'query', 'notifiers', 'store', ...LEAVES] },
@@ -33,10 +33,11 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   domain: { values: ['store', 'schema', 'match', ...LEAVES] },
   auth: { values: ['store', 'config', ...LEAVES] },
   tsdb: { values: ['store', 'match', ...LEAVES] },
-  // pure so far (parser, relabelling, config, targets); the scrape loop will feed ingest
-  scrape: { values: [...LEAVES] },
+  // the scrape loop feeds the same ingest path as a push
+  scrape: { values: ['ingest', 'domain', 'tsdb', ...LEAVES] },
   store: { values: [...LEAVES] },
-  config: { values: ['match', ...LEAVES] },
+  // the `scrape:` section's schema and rules live with the scraper (src/scrape/config.ts)
+  config: { values: ['match', 'scrape', ...LEAVES] },
   schema: { values: [...LEAVES] },
   match: { values: [] },
   errors: { values: [] },

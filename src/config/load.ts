@@ -14,6 +14,7 @@ import { applyEnvironment } from './environment.js';
 import { describeAjvError, formatProblem, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
 import { isRecord, resolvePathKeys, setPath } from './paths.js';
 import { crossKeyProblems } from './rules.js';
+import { scrapeJobs } from './scrape-files.js';
 
 export { formatProblem, type ConfigProblem };
 
@@ -62,7 +63,7 @@ export function configPath(opts: LoadOptions): string {
  * The config as the schema admits it, defaults filled in: what `finish` completes into a
  * Config (host and port split from `listen`, durations in seconds, the source).
  */
-type ValidConfig = Omit<Config, 'source' | 'http' | 'storage' | 'notifications'> & {
+type ValidConfig = Omit<Config, 'source' | 'http' | 'storage' | 'notifications' | 'scrapeJobs'> & {
   http: Omit<Config['http'], 'host' | 'port'>;
   storage: Omit<Config['storage'], 'retention'> & { retention: Record<keyof Config['storage']['retention'], number | string> };
   notifications: Omit<Config['notifications'], 'retry_max_age'> & { retry_max_age: number | string };
@@ -132,12 +133,18 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
   } else if (!problems.length) {
     problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
   }
+  let scrape: Config['scrapeJobs'] = [];
+  if (valid && !problems.length) {
+    const found = scrapeJobs(data.scrape, file, doc.contents, lineCounter, dirname(file));
+    problems.push(...found.problems);
+    scrape = found.jobs;
+  }
   // (an invalid config always has a problem to show: its schema errors, or the unset variables they came from)
   if (!valid || problems.length) throw new ConfigError(inLineOrder(problems, file));
   // After validation, so defaults such as ./data resolve too; values from the
   // environment and flags are absolute already.
   resolvePathKeys(data, dirname(file));
-  return finish(data, file);
+  return finish(data, file, scrape);
 }
 
 /** The file's problems by line, then those from the environment and flags, as they came. */
@@ -186,7 +193,7 @@ export function durationSeconds(v: number | string): number {
   return Number(m[1]) * UNIT_SECONDS[m[2]!]!;
 }
 
-function finish(c: ValidConfig, file: string): Config {
+function finish(c: ValidConfig, file: string, scrapeJobs: Config['scrapeJobs']): Config {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(c.http.listen)!;
   const r = c.storage.retention;
   return {
@@ -198,5 +205,6 @@ function finish(c: ValidConfig, file: string): Config {
       retention: { raw: durationSeconds(r.raw), '60': durationSeconds(r['60']), '900': durationSeconds(r['900']), '3600': durationSeconds(r['3600']) },
     },
     notifications: { ...c.notifications, retry_max_age: durationSeconds(c.notifications.retry_max_age) },
+    scrapeJobs,
   };
 }

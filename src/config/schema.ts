@@ -6,6 +6,8 @@
 // reload code reads the marks (config/reload-marks.ts) and a test fails on a key without
 // one, so a new key cannot be forgotten.
 
+import { scrapeSchema } from '../scrape/config.js';
+
 const duration = {
   description: 'seconds, or a number with a unit: 30s, 5m, 2h, 8d, 1w, 1y',
   anyOf: [
@@ -196,6 +198,8 @@ export const configSchema = {
         retry_max_age: { ...duration, default: '1d', reload: 'live', description: 'a notification still failing this long after it was due is dropped (and recorded as failed)' },
       },
     },
+    // Prometheus's own syntax (docs/scrape.md); a reload re-reads it and the files it names
+    scrape: { ...scrapeSchema, reload: 'live' },
     log: {
       type: 'object',
       additionalProperties: false,

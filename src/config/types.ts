@@ -1,3 +1,4 @@
+import type { ScrapeJob, ScrapeSection } from '../scrape/config.js';
 // The shape of a loaded, defaulted, path-resolved configuration: the only config type
 // the rest of the code sees.
 
@@ -69,5 +70,9 @@ export interface Config {
     /** seconds */
     retry_max_age: number;
   };
+  /** the `scrape` section as written (defaults filled) */
+  scrape: ScrapeSection;
+  /** its jobs, with the Prometheus files of scrape.config_files read and every default applied */
+  scrapeJobs: ScrapeJob[];
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }

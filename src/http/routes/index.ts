@@ -11,13 +11,14 @@ import { sourcesRoutes, type SourcesDeps } from './sources.js';
 import { cardinalityRoutes, type CardinalityDeps } from './cardinality.js';
 import { servicesRoutes, type ServicesDeps } from './services.js';
 import { alertsRoutes, type AlertsDeps } from './alerts.js';
+import { scrapeRoutes, type ScrapeDeps } from './scrape.js';
 
 /**
  * What the routers use, together (the runtime provides it). Each router takes only its
  * own part; they read it per request, so a config reload reaches them at once.
  */
-export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps & SourcesDeps & CardinalityDeps & ServicesDeps & AlertsDeps;
+export type ApiDeps = MetricsDeps & JobsDeps & MeasurementsDeps & GaugesDeps & SpacesDeps & AnnotationsDeps & SourcesDeps & CardinalityDeps & ServicesDeps & AlertsDeps & ScrapeDeps;
 
 export function apiRouters(deps: ApiDeps): Router<RequestState>[] {
-  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps), sourcesRoutes(deps), cardinalityRoutes(deps), servicesRoutes(deps), alertsRoutes(deps)];
+  return [metricsRoutes(deps), jobsRoutes(deps), measurementsRoutes(deps), gaugesRoutes(deps), spacesRoutes(deps), annotationsRoutes(deps), sourcesRoutes(deps), cardinalityRoutes(deps), servicesRoutes(deps), alertsRoutes(deps), scrapeRoutes(deps)];
 }

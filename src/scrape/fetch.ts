@@ -1,0 +1,116 @@
+// One HTTP(S) GET of a target's exposition, as Prometheus sends it: its Accept header,
+// gzip accepted, X-Prometheus-Scrape-Timeout-Seconds, the job's auth and TLS settings.
+// The timeout covers the whole exchange (connect to last byte); the body is counted as it
+// arrives, after decompression, and the fetch is cut as soon as body_size_limit is passed,
+// so a huge target costs no more memory than the limit. Secrets in files are read at each
+// scrape, so a rotated password or certificate applies without a reload.
+import http from 'node:http';
+import https from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { SCRAPE_ACCEPT } from './parse.js';
+import type { ScrapeJob } from './config.js';
+
+export const USER_AGENT = 'Gaugeway/0.1';
+
+export class ScrapeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScrapeError';
+  }
+}
+
+export interface Exposition {
+  contentType: string | null;
+  /** decompressed body */
+  body: Buffer;
+}
+
+type Auth = Pick<ScrapeJob, 'basicAuth' | 'authorization' | 'tls'>;
+
+async function secret(inline: string | null, file: string | null, what: string): Promise<string> {
+  if (file === null) return inline ?? '';
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (e) {
+    throw new ScrapeError(`cannot read ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+async function authorizationHeader(job: Auth): Promise<string | null> {
+  if (job.basicAuth) {
+    const password = await secret(job.basicAuth.password, job.basicAuth.passwordFile, 'password_file');
+    return 'Basic ' + Buffer.from(`${job.basicAuth.username}:${password}`).toString('base64');
+  }
+  if (job.authorization) {
+    const credentials = await secret(job.authorization.credentials, job.authorization.credentialsFile, 'credentials_file');
+    return `${job.authorization.type} ${credentials}`;
+  }
+  return null;
+}
+
+async function tlsOptions(job: Auth): Promise<https.RequestOptions> {
+  const tls = job.tls;
+  if (!tls) return {};
+  const read = async (file: string | null, what: string) => {
+    if (file === null) return undefined;
+    try {
+      return await readFile(file);
+    } catch (e) {
+      throw new ScrapeError(`cannot read ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+  };
+  const [ca, cert, key] = await Promise.all([read(tls.caFile, 'ca_file'), read(tls.certFile, 'cert_file'), read(tls.keyFile, 'key_file')]);
+  return { ca, cert, key, rejectUnauthorized: !tls.insecureSkipVerify, ...(tls.serverName ? { servername: tls.serverName } : {}) };
+}
+
+/** GETs `url`; throws ScrapeError with a message for the targets page. */
+export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, 'bodySizeLimit'>, timeoutMs: number): Promise<Exposition> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const headers: http.OutgoingHttpHeaders = {
+    accept: SCRAPE_ACCEPT,
+    'accept-encoding': 'gzip',
+    'user-agent': USER_AGENT,
+    'x-prometheus-scrape-timeout-seconds': (timeoutMs / 1000).toString(),
+  };
+  const auth = await authorizationHeader(job);
+  if (auth) headers.authorization = auth;
+  const isHttps = url.startsWith('https:');
+  const options: https.RequestOptions = { method: 'GET', headers, signal, ...(isHttps ? await tlsOptions(job) : {}) };
+  return new Promise<Exposition>((resolve, reject) => {
+    const fail = (message: string) => reject(new ScrapeError(message));
+    const req = (isHttps ? https : http).request(url, options, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        fail(`server returned HTTP status ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd());
+        return;
+      }
+      const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
+      let body: Readable = res;
+      if (encoding === 'gzip') body = res.pipe(createGunzip());
+      else if (encoding !== 'identity') {
+        res.resume();
+        fail(`unsupported Content-Encoding "${encoding}"`);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const limit = job.bodySizeLimit;
+      body.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (limit > 0 && size > limit) {
+          req.destroy();
+          fail(`body size limit exceeded (${limit} bytes)`);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      body.on('error', (e) => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : `cannot read the body: ${e.message}`));
+      res.on('aborted', () => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : 'the connection closed before the body ended'));
+      body.on('end', () => resolve({ contentType: res.headers['content-type'] ?? null, body: Buffer.concat(chunks, size) }));
+    });
+    req.on('error', (e) => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : e.message));
+    req.end();
+  });
+}

@@ -1,0 +1,139 @@
+// One target's scrape loop: a plain timer fires at the target's slot in its interval
+// (offset by a hash of the target, as Prometheus spreads targets), never two scrapes of
+// one target at once (a slot that comes while the last scrape still runs is skipped), and
+// each scrape fetches, parses, converts and stores through the same ingest path as a push,
+// then writes the target's health series. A failure is the target's alone: it is recorded
+// for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
+import { ExpositionParser, formatForContentType, ExpositionError, type ScrapedSample } from './parse.js';
+import { fetchExposition, ScrapeError } from './fetch.js';
+import { convertScrape, ScrapeLimitError, type ConvertLimits, type RefusalReason } from './samples.js';
+import { delayToNextScrape, type ScrapeTarget } from './target.js';
+import { tagsOf } from './labels.js';
+import type { ScrapeJob } from './config.js';
+import { valueSample, type Sample } from '../tsdb/sample.js';
+
+export type Health = 'up' | 'down' | 'unknown';
+
+export interface TargetStatus {
+  health: Health;
+  /** epoch ms of the last scrape's start, or null before the first */
+  lastScrape: number | null;
+  lastScrapeDurationMs: number | null;
+  lastError: string | null;
+  /** samples in the last exposition */
+  samplesScraped: number;
+  /** samples stored from it */
+  samplesStored: number;
+}
+
+/** What a scrape hands on: store its samples, record what it refused. Implemented by ScrapeSink. */
+export interface ScrapeOutput {
+  /** Stores the samples (counters and gauges as `types` says); resolves with what was refused further on. */
+  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<Map<RefusalReason, number>>;
+  limits(): ConvertLimits;
+  /** a scrape ended (self-metrics) */
+  scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
+}
+
+const HEALTH_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'] as const;
+
+export class TargetLoop {
+  readonly status: TargetStatus = { health: 'unknown', lastScrape: null, lastScrapeDurationMs: null, lastError: null, samplesScraped: 0, samplesStored: 0 };
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** series keys of the last successful scrape, for scrape_series_added */
+  private lastSeries = new Set<string>();
+
+  constructor(readonly target: ScrapeTarget, public job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {}
+
+  start(): void {
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    // a whole interval when the slot is now: the scrape that just ran took it
+    const delay = delayToNextScrape(this.target, now) || this.target.intervalMs;
+    this.timer = setTimeout(() => this.fire(), delay);
+    this.timer.unref();
+  }
+
+  private fire(): void {
+    this.arm();
+    if (this.running) return; // the last scrape still runs: this slot is skipped
+    void this.scrapeNow();
+  }
+
+  /** A scrape now, or the one running: never two at once. */
+  scrapeNow(): Promise<void> {
+    this.running ??= this.scrape().finally(() => { this.running = null; });
+    return this.running;
+  }
+
+  private async scrape(): Promise<void> {
+    const started = Date.now();
+    const t0 = performance.now();
+    const job = this.job;
+    let scraped = 0;
+    let post = 0;
+    let stored = 0;
+    let added = 0;
+    let error: string | null = null;
+    let refused = new Map<RefusalReason, number>();
+    try {
+      const exp = await fetchExposition(this.target.url, job, this.target.timeoutMs);
+      const samples: ScrapedSample[] = [];
+      const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => samples.push(s));
+      parser.push(exp.body);
+      parser.end();
+      scraped = samples.length;
+      const converted = convertScrape(samples, this.target, job, started, this.out.limits());
+      post = converted.postRelabel;
+      const later = await this.out.store(this.account, converted.samples, converted.metrics);
+      refused = converted.refused;
+      for (const [reason, n] of later) refused.set(reason, (refused.get(reason) ?? 0) + n);
+      let refusedCount = 0;
+      for (const n of refused.values()) refusedCount += n;
+      stored = post - refusedCount;
+      const series = new Set<string>();
+      for (const s of converted.samples) series.add(`${s.metric}\u0000${s.tags.map(([k, v]) => `${k}=${v}`).join('\u0000')}`);
+      for (const k of series) if (!this.lastSeries.has(k)) added++;
+      this.lastSeries = series;
+    } catch (e) {
+      if (!(e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError)) error = `cannot store: ${(e as Error).message}`;
+      else error = e.message;
+    }
+    const durationMs = performance.now() - t0;
+    Object.assign(this.status, {
+      health: error === null ? 'up' : 'down', lastScrape: started, lastScrapeDurationMs: durationMs, lastError: error,
+      samplesScraped: scraped, samplesStored: error === null ? stored : 0,
+    });
+    this.out.scraped(job.name, error === null, durationMs, error === null ? stored : 0, refused);
+    if (this.stopped) return;
+    await this.writeHealth(started, error === null ? 1 : 0, durationMs / 1000, scraped, error === null ? post : 0, error === null ? added : 0);
+  }
+
+  /** up, scrape_duration_seconds, ... with the target's labels, as Prometheus writes them. */
+  private async writeHealth(startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number): Promise<void> {
+    const tags = tagsOf(this.target.labels);
+    const time = Math.floor(startedMs / 1000);
+    const values = [up, seconds, scraped, post, added];
+    const samples = HEALTH_SERIES.map((name, i) => valueSample(name, tags, time, values[i]!));
+    const types = new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge' as const, spelling: name }]));
+    try {
+      await this.out.store(this.account, samples, types);
+    } catch {
+      // the store refuses writes (disk full, say): the next scrape tries again
+    }
+  }
+
+  /** Stops the timer and waits for a scrape in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

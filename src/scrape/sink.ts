@@ -1,0 +1,48 @@
+// Where scraped samples go: the same ingest path as a push (metric creation, aggregation,
+// the engine, the alert engine told), after the checks a push would fail on as a whole
+// (a metric of another type, the new-series limit) have removed the samples they refuse,
+// counted by reason: one bad metric never costs a target its whole scrape.
+import { ingest, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
+import type { CardinalityGuard } from '../ingest/cardinality.js';
+import type { Sample } from '../tsdb/sample.js';
+import type { RefusalReason } from './samples.js';
+
+export const SCRAPE_USER_AGENT = 'Gaugeway scrape';
+
+export async function storeScraped(
+  deps: Omit<IngestDeps, 'cardinality'> & { cardinality?: CardinalityGuard },
+  account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
+): Promise<Map<RefusalReason, number>> {
+  const refused = new Map<RefusalReason, number>();
+  const conflicting = new Set<string>();
+  for (const [name, { type }] of types) {
+    const existing = await deps.catalog.get(account, name);
+    if (existing && existing.type !== type) conflicting.add(name);
+  }
+  let keep = samples;
+  if (conflicting.size) {
+    keep = samples.filter((s) => !conflicting.has(s.metric));
+    refused.set('type_conflict', samples.length - keep.length);
+  }
+  if (deps.cardinality && keep.length) {
+    const fresh = deps.engine.unknownSeries(account, keep);
+    try {
+      deps.cardinality.admit(account, fresh);
+    } catch {
+      // the series that exist keep their data; the new ones wait for the limit to allow them
+      const isNew = new Set(fresh.map((f) => seriesKey(f.metric, f.tags)));
+      const before = keep.length;
+      keep = keep.filter((s) => !isNew.has(seriesKey(s.metric, s.tags)));
+      refused.set('series_limit', before - keep.length);
+    }
+  }
+  if (keep.length === 0) return refused;
+  const inputs = new Map<string, MetricUse>();
+  for (const [name, { type, spelling }] of types) if (!conflicting.has(name)) inputs.set(name, { input: {}, index: 0, type, spelling, field: 'scrape' });
+  await ingest({ catalog: deps.catalog, engine: deps.engine, stored: deps.stored }, account, keep, inputs, SCRAPE_USER_AGENT);
+  return refused;
+}
+
+function seriesKey(metric: string, tags: Sample['tags']): string {
+  return `${metric}\u0000${tags.map(([k, v]) => `${k}=${v}`).join('\u0000')}`;
+}
