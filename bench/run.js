@@ -11,14 +11,15 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import https from 'node:https';
 import http from 'node:http';
-import { createInterface } from 'node:readline';
+import { startServer as start, stopServer, cpuSeconds, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const startServer = (config) => start(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
+const peakRssMb = (pid) => rssMb(pid, 'VmHWM');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SERIES = Number(process.env.BENCH_SERIES ?? 10000);
 const POINTS = Number(process.env.BENCH_POINTS ?? 1440);
@@ -26,47 +27,6 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const REPEAT = Number(process.env.BENCH_QUERY_REPEAT ?? 25);
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 0);
 const CONCURRENCY = 4;
-const TICK = 100; // USER_HZ for /proc/<pid>/stat
-
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK; // utime + stime
-}
-
-function peakRssMb(pid) {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m[1]) / 1024;
-}
-
-function lines(stream, onLine) {
-  createInterface({ input: stream }).on('line', onLine);
-}
-
-function startServer(config) {
-  return new Promise((resolve, reject) => {
-    const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-    // the environment of systemd/gaugeway.service (MALLOC_ARENA_MAX), unless overridden
-    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
-    const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, "bin/gaugeway.js"), "serve", '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
-    lines(child.stdout, (line) => {
-      try {
-        const rec = JSON.parse(line);
-        if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
-        if (rec.level === 'error' || rec.level === 'fatal') console.error('server:', line);
-      } catch { /* not JSON */ }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function stopServer(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
 
 function get(port, auth, path) {
   return new Promise((resolve, reject) => {
@@ -146,7 +106,7 @@ async function oneRun(n) {
   }
   const ingest = await new Promise((resolve, reject) => {
     let cpu0 = 0;
-    lines(load.stdout, (line) => {
+    createInterface({ input: load.stdout }).on('line', (line) => {
       const ev = JSON.parse(line);
       if (ev.event === 'ready') { cpu0 = cpuSeconds(child.pid); load.stdin.write('go\n'); }
       if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(child.pid) - cpu0 });
@@ -234,8 +194,16 @@ Workload: one metric, ${SERIES} series (host, region x5, svc), ${POINTS} points 
 |---|---|---|---|---|---|---|---|---|---|---|
 ${runs.map((r) => `| ${r.run} | ${Math.round(r.samplesPerSecond).toLocaleString('en')} | ${f(r.cpuPerMillion, 2)} | ${f(r.rssMb, 0)} | ${f(r.bytesPerSample, 2)} | ${f(r.latency.Q1.p50)} | ${f(r.latency.Q2.p50)} | ${f(r.latency.Q3.p50)} | ${f(r.latency.Q4.p50)} | ${f(r.latency.C1.p50)} | ${f(r.latency.C2.p50)} |`).join('\n')}
 `;
+// the scrape workload (issue 12), in its own run: BENCH_SCRAPE=0 leaves it out
+let scrapeMd = '';
+if (process.env.BENCH_SCRAPE !== '0') {
+  const file = join(tmpdir(), `gw-bench-scrape-${process.pid}.md`);
+  execFileSync(process.execPath, [join(root, 'bench/scrape.js')], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, BENCH_SCRAPE_OUT: file } });
+  scrapeMd = `\n${readFileSync(file, 'utf8')}`;
+  rmSync(file, { force: true });
+}
 const out = process.env.BENCH_OUT ?? join(root, 'docs/benchmarks.md');
 // the hand-written analysis (what falls short, what the profile shows) follows the figures
 const notes = join(root, 'bench/notes.md');
-writeFileSync(out, md + (existsSync(notes) ? `\n${readFileSync(notes, 'utf8')}` : ''));
+writeFileSync(out, md + scrapeMd + (existsSync(notes) ? `\n${readFileSync(notes, 'utf8')}` : ''));
 console.log(md);

@@ -11,17 +11,15 @@
 // several window boundaries fall inside one run.
 // GW_SOAK_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 // for the profile docs/benchmarks.md explains the figures with.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import https from 'node:https';
-import { createInterface } from 'node:readline';
+import { startServer, basicAuth, rssMb } from './server.js';
 import { parseArgs } from 'node:util';
 
 const nodeArgs = process.env.GW_SOAK_NODE_ARGS ? process.env.GW_SOAK_NODE_ARGS.split(' ') : [];
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
   options: {
     minutes: { type: 'string', default: '60' }, rate: { type: 'string', default: '5000' },
@@ -43,20 +41,6 @@ const SERIES = SHAPE === 'dense' ? 200 : RATE * 10;
 
 const pct = (xs, p) => { if (!xs.length) return 0; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p + 0.5))]; };
 
-function startServer(config, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env });
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      try {
-        const rec = JSON.parse(line);
-        if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
-        if (rec.level === 'error' || rec.level === 'fatal') console.error('server:', line);
-      } catch { /* not JSON */ }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'gw-soak-'));
 const config = join(dir, 'config.yaml');
 writeFileSync(config, [
@@ -64,11 +48,10 @@ writeFileSync(config, [
   'limits:', '  new_series_per_hour: 0', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
   'storage:', '  sync: true',
 ].join('\n'));
-const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+const env = {};
 if (opt['window-seconds']) env.GW_TEST_WINDOW_SECONDS = opt['window-seconds'];
-const { child, port } = await startServer(config, env);
-const creds = readFileSync(join(dir, 'data', 'initial-credentials'), 'utf8');
-const auth = 'Basic ' + Buffer.from(`${/^email: (.*)$/m.exec(creds)[1]}:${/^token: (.*)$/m.exec(creds)[1]}`).toString('base64');
+const { child, port } = await startServer(config, { flags: nodeArgs, env });
+const auth = basicAuth(join(dir, 'data'));
 const agent = new https.Agent({ keepAlive: true, maxSockets: WRITERS + 4, rejectUnauthorized: false });
 
 function request(method, path, body) {
@@ -131,10 +114,6 @@ async function reader() {
   }
 }
 
-function rssMb() {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-  return Number(m[1]) / 1024;
-}
 const rows = [];
 console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
 console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | RSS MB | data MB |');
@@ -146,7 +125,7 @@ for (let m = 1; m <= MINUTES; m++) {
   minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
   const row = {
     minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
-    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(child.pid), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
   };
   rows.push(row);
   console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.data.toFixed(1)} |`);

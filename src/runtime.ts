@@ -175,8 +175,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   rt.closers.push(() => alertEngine.stop());
   await jobs.recover();
   metrics.watchScrape(() => rt.scrape.targets());
-  await rt.scrape.apply(config.scrapeJobs ?? []);
-  // the first to stop: no scrape writes while the engine closes
+  // the first to stop: no scrape writes while the engine closes (jobs start with the server)
   rt.closers.push(() => rt.scrape.stop());
   return rt;
 }

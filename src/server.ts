@@ -38,7 +38,8 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
   const rt = await createRuntime(config, log);
   try {
     await ensureFirstAccount(rt);
-    rt.scrape.resync(); // a job without `account` scrapes for the account just created
+    // only a serving process scrapes (not the CLI's tools), and only once the first account exists
+    await rt.scrape.apply(config.scrapeJobs ?? []);
     return await listen(rt, opts);
   } catch (err) {
     await closeRuntime(rt);

@@ -1,0 +1,127 @@
+// `npm run bench:scrape` (also run by `npm run bench`): the scrape workload of issue 12.
+// 100 local targets x 1,000 series, scraped every 5 s (20,000 samples/s), served by a
+// generator in its own process (so its CPU is not the server's), on loopback. After a
+// warm-up that creates every series, it measures for BENCH_SCRAPE_SECONDS (120) the
+// server's CPU seconds per million samples stored, samples/s and RSS, and prints a
+// markdown section (bench/run.js appends it to docs/benchmarks.md).
+// Bars: Prometheus 2.42 spends 2.5 and VictoriaMetrics 1.79 3.8 CPU s per million scraped
+// samples on this machine; ours must be <= 2.5, the goal <= 2.0.
+import http from 'node:http';
+import https from 'node:https';
+import { fork } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, stopServer, basicAuth, cpuSeconds, rssMb } from './server.js';
+
+const TARGETS = Number(process.env.BENCH_SCRAPE_TARGETS ?? 100);
+const SERIES = Number(process.env.BENCH_SCRAPE_SERIES ?? 1000);
+const INTERVAL = Number(process.env.BENCH_SCRAPE_INTERVAL ?? 5);
+const SECONDS = Number(process.env.BENCH_SCRAPE_SECONDS ?? 120);
+
+if (process.argv[2] === '--generator') {
+  // 1,000 series a target over 10 families: counters, gauges and a histogram, as exporters
+  // expose them; values move with every scrape.
+  let tick = 0;
+  const body = (target) => {
+    tick++;
+    const lines = [];
+    const per = SERIES / 10;
+    for (let f = 0; f < 10; f++) {
+      const kind = f < 4 ? 'counter' : f < 8 ? 'gauge' : 'histogram';
+      const name = `gen_family_${f}${kind === 'counter' ? '_total' : kind === 'histogram' ? '_seconds' : ''}`;
+      lines.push(`# HELP ${name} Family ${f}.`, `# TYPE ${name.replace(/_total$/, '')} ${kind}`);
+      if (kind === 'histogram') {
+        const les = ['0.01', '0.1', '1', '+Inf'];
+        for (let i = 0; i < per / 6; i++) {
+          for (const [k, le] of les.entries()) lines.push(`${name}_bucket{path="/p${i}",le="${le}"} ${tick * (k + 1) + i}`);
+          lines.push(`${name}_sum{path="/p${i}"} ${(tick * 0.37 + i).toFixed(3)}`, `${name}_count{path="/p${i}"} ${tick * 4 + i}`);
+        }
+      } else {
+        for (let i = 0; i < per; i++) lines.push(`${name}{device="d${i}",target="t${target}"} ${kind === 'counter' ? tick * 10 + i : ((tick * 7919 + i * 104729) % 100000) / 100}`);
+      }
+    }
+    return lines.join('\n') + '\n';
+  };
+  const ports = [];
+  for (let t = 0; t < TARGETS; t++) {
+    const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }); res.end(body(t)); });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    ports.push(server.address().port);
+  }
+  process.send({ ports });
+} else {
+  const generator = fork(fileURLToPath(import.meta.url), ['--generator'], { stdio: 'inherit' });
+  const { ports } = await new Promise((r) => generator.once('message', r));
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-scrape-'));
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, [
+    `data_dir: ${dir}`, 'http:', '  listen: "127.0.0.1:0"', 'log:', '  level: info', 'storage:', '  sync: true',
+    'limits:', '  new_series_per_hour: 0',
+    'scrape:', '  scrape_configs:', '    - job_name: gen', `      scrape_interval: ${INTERVAL}s`, `      scrape_timeout: ${INTERVAL - 1}s`,
+    `      static_configs: [{targets: [${ports.map((p) => `"127.0.0.1:${p}"`).join(', ')}]}]`,
+  ].join('\n'));
+  const { child, port } = await startServer(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
+  const auth = basicAuth(dir);
+  const stored = () => new Promise((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false }, (res) => {
+    let text = '';
+    res.on('data', (c) => { text += c; });
+    res.on('end', () => {
+      const n = (re) => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
+      resolve({ stored: n(/^gaugeway_scrape_samples_stored_total\{[^}]*\} (\S+)$/gm), failed: n(/^gaugeway_scrapes_total\{[^}]*result="failed"[^}]*\} (\S+)$/gm), ok: n(/^gaugeway_scrapes_total\{[^}]*result="ok"[^}]*\} (\S+)$/gm) });
+    });
+  }).on('error', reject));
+  const targets = () => new Promise((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/v1/scrape/targets', rejectUnauthorized: false, headers: { authorization: auth } }, (res) => {
+    let text = '';
+    res.on('data', (c) => { text += c; });
+    res.on('end', () => resolve(JSON.parse(text).targets));
+  }).on('error', reject));
+  // warm-up: every target scraped at least twice (its series created, then steady)
+  const warm = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const m = await stored();
+    if (process.env.BENCH_DEBUG) console.error('warm-up', JSON.stringify(m));
+    if (m.ok >= TARGETS * 2) break;
+    if (Date.now() - warm > 120_000) throw new Error(`warm-up did not end: ${JSON.stringify(m)}`);
+  }
+  const c0 = cpuSeconds(child.pid);
+  const s0 = await stored();
+  const t0 = Date.now();
+  let peak = 0;
+  while (Date.now() - t0 < SECONDS * 1000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    peak = Math.max(peak, rssMb(child.pid));
+  }
+  const cpu = cpuSeconds(child.pid) - c0;
+  const s1 = await stored();
+  const seconds = (Date.now() - t0) / 1000;
+  const list = await targets();
+  const up = list.filter((t) => t.health === 'up').length;
+  const durations = list.map((t) => t.last_scrape_duration_seconds * 1000).sort((a, b) => a - b);
+  await stopServer(child);
+  generator.kill();
+  rmSync(dir, { recursive: true, force: true });
+  const samples = s1.stored - s0.stored;
+  const perMillion = cpu / (samples / 1e6);
+  const verdict = perMillion <= 2.0 ? 'met (goal too)' : perMillion <= 2.5 ? 'met (goal <= 2.0 not met)' : '**not met**';
+  const md = `## Scrape workload
+
+Generated by \`npm run bench:scrape\` (bench/scrape.js) on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, Node ${process.version}:
+${TARGETS} local targets x ${SERIES} series (counters, gauges, a histogram), scraped every ${INTERVAL} s, served by a generator
+in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} s after a warm-up that created every series.
+
+| figure | value | bar | |
+|---|---|---|---|
+| server CPU per million scraped samples | ${perMillion.toFixed(2)} s | <= 2.5 s (Prometheus 2.42: 2.5, VictoriaMetrics 1.79: 3.8); goal <= 2.0 | ${verdict} |
+| samples stored | ${Math.round(samples / seconds).toLocaleString('en')} /s (offered ${(TARGETS * SERIES / INTERVAL).toLocaleString('en')} /s) | | |
+| server cores used | ${(cpu / seconds).toFixed(2)} | | |
+| peak RSS while measured | ${peak.toFixed(0)} MB | | |
+| targets up at the end | ${up} of ${TARGETS} | | |
+| scrape duration (fetch to stored), median / max of the last scrapes | ${durations[Math.floor(durations.length / 2)]?.toFixed(0)} / ${durations.at(-1)?.toFixed(0)} ms | | |
+| failed scrapes while measured | ${s1.failed - s0.failed} | | |
+`;
+  console.log(md);
+  if (process.env.BENCH_SCRAPE_OUT) writeFileSync(process.env.BENCH_SCRAPE_OUT, md);
+}

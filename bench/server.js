@@ -1,0 +1,52 @@
+// A Gaugeway server for benchmarks: a child process on a fresh config, its port once it
+// listens, its credentials, and its CPU time and memory from /proc. The server runs with
+// MALLOC_ARENA_MAX=2, as systemd/gaugeway.service sets it, unless the variable is set.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TICK = 100; // USER_HZ for /proc/<pid>/stat
+
+/** Starts `gaugeway serve --config <config>`; `flags` go to node (e.g. --cpu-prof). */
+export function startServer(config, { flags = [], env = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const childEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...env };
+    const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      try {
+        const rec = JSON.parse(line);
+        if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
+        if (rec.level === 'error' || rec.level === 'fatal') console.error('server:', line);
+      } catch { /* not JSON */ }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+export function stopServer(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** The first admin's basic-auth header, from the data dir's initial-credentials. */
+export function basicAuth(dataDir) {
+  const creds = readFileSync(join(dataDir, 'initial-credentials'), 'utf8');
+  return 'Basic ' + Buffer.from(`${/^email: (.*)$/m.exec(creds)[1]}:${/^token: (.*)$/m.exec(creds)[1]}`).toString('base64');
+}
+
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICK; // utime + stime
+}
+
+export function rssMb(pid, field = 'VmRSS') {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]) / 1024;
+}
