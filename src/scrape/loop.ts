@@ -6,7 +6,8 @@
 // for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
 import { ExpositionParser, formatForContentType, ExpositionError, type ScrapedSample } from './parse.js';
 import { fetchExposition, ScrapeError } from './fetch.js';
-import { convertScrape, ScrapeLimitError, type ConvertLimits, type RefusalReason } from './samples.js';
+import { convertScrape, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
+import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import type { ScrapeJob } from './config.js';
@@ -26,10 +27,10 @@ export interface TargetStatus {
   samplesStored: number;
 }
 
-/** What a scrape hands on: store its samples, record what it refused. Implemented by ScrapeSink. */
+/** What a scrape hands on: store its samples, record what it refused. */
 export interface ScrapeOutput {
-  /** Stores the samples (counters and gauges as `types` says); resolves with what was refused further on. */
-  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<Map<RefusalReason, number>>;
+  /** Stores the samples (counters and gauges as `types` says); resolves with what was refused on the way. */
+  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>, maybeNew?: (s: Sample) => boolean): Promise<StoreRefusals>;
   limits(): ConvertLimits;
   /** a scrape ended (self-metrics) */
   scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
@@ -42,10 +43,23 @@ export class TargetLoop {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
-  /** series keys of the last successful scrape, for scrape_series_added */
-  private lastSeries = new Set<string>();
+  /** the target's exposed series as mapped last time (samples.ts) */
+  private readonly cache = new SeriesCache();
+  private jobNow: ScrapeJob;
 
-  constructor(readonly target: ScrapeTarget, public job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {}
+  constructor(readonly target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
+    this.jobNow = job;
+  }
+
+  get job(): ScrapeJob {
+    return this.jobNow;
+  }
+
+  /** A reload's settings, from the next scrape on; the mapping of series starts afresh. */
+  set job(job: ScrapeJob) {
+    if (job !== this.jobNow) this.cache.clear();
+    this.jobNow = job;
+  }
 
   start(): void {
     this.arm();
@@ -77,11 +91,9 @@ export class TargetLoop {
     const t0 = performance.now();
     const job = this.job;
     let scraped = 0;
-    let post = 0;
     let stored = 0;
-    let added = 0;
-    let error: string | null = null;
     let refused = new Map<RefusalReason, number>();
+    let error: string | null = null;
     try {
       const exp = await fetchExposition(this.target.url, job, this.target.timeoutMs);
       const samples: ScrapedSample[] = [];
@@ -89,44 +101,43 @@ export class TargetLoop {
       parser.push(exp.body);
       parser.end();
       scraped = samples.length;
-      const converted = convertScrape(samples, this.target, job, started, this.out.limits());
-      post = converted.postRelabel;
-      const later = await this.out.store(this.account, converted.samples, converted.metrics);
-      refused = converted.refused;
-      for (const [reason, n] of later) refused.set(reason, (refused.get(reason) ?? 0) + n);
-      let refusedCount = 0;
-      for (const n of refused.values()) refusedCount += n;
-      stored = post - refusedCount;
-      const series = new Set<string>();
-      for (const s of converted.samples) series.add(`${s.metric}\u0000${s.tags.map(([k, v]) => `${k}=${v}`).join('\u0000')}`);
-      for (const k of series) if (!this.lastSeries.has(k)) added++;
-      this.lastSeries = series;
+      const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache);
+      // the health series go in the same write: one commit a scrape
+      const health = this.health(started, 1, (performance.now() - t0) / 1000, scraped, c.postRelabel, c.added);
+      const known = new Set<Sample>();
+      c.series.forEach((e, i) => { if (e.known) known.add(c.samples[i]!); });
+      const out = await this.out.store(this.account, [...c.samples, ...health.samples], new Map([...c.metrics, ...health.types]), (s) => !known.has(s));
+      refused = c.refused;
+      for (const [reason, n] of out.counts) refused.set(reason, (refused.get(reason) ?? 0) + n);
+      c.series.forEach((e, i) => { if (!out.samples.has(c.samples[i]!)) e.known = true; });
+      stored = c.samples.length - [...out.samples].filter((s) => !health.samples.includes(s)).length;
     } catch (e) {
-      if (!(e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError)) error = `cannot store: ${(e as Error).message}`;
-      else error = e.message;
+      error = e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError ? e.message : `cannot store: ${(e as Error).message}`;
     }
     const durationMs = performance.now() - t0;
     Object.assign(this.status, {
       health: error === null ? 'up' : 'down', lastScrape: started, lastScrapeDurationMs: durationMs, lastError: error,
-      samplesScraped: scraped, samplesStored: error === null ? stored : 0,
+      samplesScraped: scraped, samplesStored: stored,
     });
-    this.out.scraped(job.name, error === null, durationMs, error === null ? stored : 0, refused);
-    if (this.stopped) return;
-    await this.writeHealth(started, error === null ? 1 : 0, durationMs / 1000, scraped, error === null ? post : 0, error === null ? added : 0);
-  }
-
-  /** up, scrape_duration_seconds, ... with the target's labels, as Prometheus writes them. */
-  private async writeHealth(startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number): Promise<void> {
-    const tags = tagsOf(this.target.labels);
-    const time = Math.floor(startedMs / 1000);
-    const values = [up, seconds, scraped, post, added];
-    const samples = HEALTH_SERIES.map((name, i) => valueSample(name, tags, time, values[i]!));
-    const types = new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge' as const, spelling: name }]));
+    this.out.scraped(job.name, error === null, durationMs, stored, refused);
+    if (error === null || this.stopped) return;
+    const down = this.health(started, 0, durationMs / 1000, scraped, 0, 0);
     try {
-      await this.out.store(this.account, samples, types);
+      await this.out.store(this.account, down.samples, down.types);
     } catch {
       // the store refuses writes (disk full, say): the next scrape tries again
     }
+  }
+
+  /** up, scrape_duration_seconds, ... with the target's labels, as Prometheus writes them. */
+  private health(startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number) {
+    const tags = tagsOf(this.target.labels);
+    const time = Math.floor(startedMs / 1000);
+    const values = [up, seconds, scraped, post, added];
+    return {
+      samples: HEALTH_SERIES.map((name, i) => valueSample(name, tags, time, values[i]!)),
+      types: new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge' as const, spelling: name }])),
+    };
   }
 
   /** Stops the timer and waits for a scrape in progress. */

@@ -21,12 +21,66 @@ export class ScrapeLimitError extends Error {
   }
 }
 
+/**
+ * What one exposed series (its name and labels as exposed) becomes, kept per target
+ * from scrape to scrape as Prometheus keeps its scrape cache: a steady target's samples
+ * then cost a map lookup each, not relabelling and tag mapping each time.
+ */
+export interface CachedSeries {
+  /** dropped by metric_relabel_configs */
+  dropped: boolean;
+  /** labels after relabelling, `__name__` included (label_limit counts them) */
+  labelCount: number;
+  /** why every sample of it is refused, or null */
+  refusal: 'metric_name' | 'too_many_tags' | null;
+  metric: string;
+  spelling: string;
+  tags: Sample['tags'];
+  /** the scrape it was last seen in, and the time of that sample */
+  lastSeen: number;
+  lastTime: number;
+  /** stored before: its series exists, so the new-series limit need not look it up */
+  known: boolean;
+}
+
+export class SeriesCache {
+  private readonly entries = new Map<string, CachedSeries>();
+  /** the number of the scrape being converted */
+  scrape = 0;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(raw: string): CachedSeries | undefined {
+    return this.entries.get(raw);
+  }
+
+  set(raw: string, e: CachedSeries): void {
+    this.entries.set(raw, e);
+  }
+
+  /** After a scrape: forgets series not seen in it or the one before. */
+  sweep(): void {
+    for (const [raw, e] of this.entries) if (e.lastSeen < this.scrape - 1) this.entries.delete(raw);
+  }
+
+  /** The job's settings changed: every mapping may have. */
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
 export interface ConvertedScrape {
   samples: Sample[];
+  /** the cache entry of each sample (same order) */
+  series: CachedSeries[];
   /** v1 metric type each metric is stored as (canonical name -> type, spelling) */
   metrics: Map<string, { type: 'counter' | 'gauge'; spelling: string }>;
   /** samples after metric_relabel_configs (Prometheus's scrape_samples_post_metric_relabeling) */
   postRelabel: number;
+  /** series not in the previous scrape (Prometheus's scrape_series_added) */
+  added: number;
   refused: Map<RefusalReason, number>;
 }
 
@@ -34,35 +88,55 @@ export interface ConvertLimits extends TimeWindow {
   tagsPerMeasurement: number;
 }
 
-/** `scrapeTimeMs`: the time of samples the exposition gives none (or honor_timestamps is off). */
-export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>, scrapeTimeMs: number, limits: ConvertLimits): ConvertedScrape {
-  const out: ConvertedScrape = { samples: [], metrics: new Map(), postRelabel: 0, refused: new Map() };
+type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>;
+
+function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, known: false };
+  const labels = sampleLabels(s.name, s.labels, target, job);
+  if (!labels) { e.dropped = true; return e; }
+  e.labelCount = labels.size;
+  const name = labels.get('__name__') ?? '';
+  if (!METRIC_NAME.test(name)) { e.refusal = 'metric_name'; return e; }
+  e.tags = tagsOf(labels);
+  if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
+  e.spelling = name;
+  e.metric = canonicalMetricName(name);
+  return e;
+}
+
+/**
+ * `scrapeTimeMs`: the time of samples the exposition gives none (or honor_timestamps is
+ * off). `cache`: the target's series cache (a fresh one converts from scratch).
+ */
+export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits, cache = new SeriesCache()): ConvertedScrape {
+  const out: ConvertedScrape = { samples: [], series: [], metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
   const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
-  const seen = new Set<string>();
   const scrapeTime = Math.floor(scrapeTimeMs / 1000);
+  const n = ++cache.scrape;
   for (const s of scraped) {
-    const labels = sampleLabels(s.name, s.labels, target, job);
-    if (!labels) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
+    const raw = s.labels.length ? `${s.name}\u0000${s.labels.join('\u0000')}` : s.name;
+    let e = cache.get(raw);
+    if (!e) cache.set(raw, (e = mapSeries(s, target, job, limits)));
+    if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
     if (job.sampleLimit > 0 && out.postRelabel > job.sampleLimit) throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);
     // __name__ counts as a label, as in Prometheus
-    if (job.labelLimit > 0 && labels.size > job.labelLimit) throw new ScrapeLimitError(`label_limit exceeded (${labels.size} labels on ${s.name}, limit ${job.labelLimit})`);
+    if (job.labelLimit > 0 && e.labelCount > job.labelLimit) throw new ScrapeLimitError(`label_limit exceeded (${e.labelCount} labels on ${s.name}, limit ${job.labelLimit})`);
     if (!s.finite) { refuse('not_finite'); continue; }
-    const name = labels.get('__name__') ?? '';
-    if (!METRIC_NAME.test(name)) { refuse('metric_name'); continue; }
-    const tags = tagsOf(labels);
-    if (tags.length > limits.tagsPerMeasurement) { refuse('too_many_tags'); continue; }
+    if (e.refusal) { refuse(e.refusal); continue; }
     const time = job.honorTimestamps && s.timestampMs !== null ? Math.floor(s.timestampMs / 1000) : scrapeTime;
     if (time < limits.oldest || time > limits.newest) { refuse('time_out_of_range'); continue; }
-    const metric = canonicalMetricName(name);
-    const key = `${metric}\u0000${time}\u0000${tags.map(([k, v]) => `${k}=${v}`).join('\u0000')}`;
     // one value per series and time in a scrape; a second would be merged into a sum
-    if (seen.has(key)) { refuse('duplicate'); continue; }
-    seen.add(key);
-    const known = out.metrics.get(metric);
+    if (e.lastSeen === n && e.lastTime === time) { refuse('duplicate'); continue; }
+    const known = out.metrics.get(e.metric);
     if (known && known.type !== s.kind) { refuse('type_conflict'); continue; }
-    if (!known) out.metrics.set(metric, { type: s.kind, spelling: name });
-    out.samples.push(valueSample(metric, tags, time, s.value));
+    if (!known) out.metrics.set(e.metric, { type: s.kind, spelling: e.spelling });
+    if (e.lastSeen < n - 1) out.added++;
+    e.lastSeen = n;
+    e.lastTime = time;
+    out.samples.push(valueSample(e.metric, e.tags, time, s.value));
+    out.series.push(e);
   }
+  cache.sweep();
   return out;
 }

@@ -9,38 +9,50 @@ import type { RefusalReason } from './samples.js';
 
 export const SCRAPE_USER_AGENT = 'Gaugeway scrape';
 
+/** What was not stored: counts by reason, and the samples themselves. */
+export interface StoreRefusals {
+  counts: Map<RefusalReason, number>;
+  samples: Set<Sample>;
+}
+
+/**
+ * `maybeNew`: whether a sample's series may not exist yet (the new-series limit looks
+ * those up; a scrape's cache knows most series are stored already).
+ */
 export async function storeScraped(
   deps: Omit<IngestDeps, 'cardinality'> & { cardinality?: CardinalityGuard },
   account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
-): Promise<Map<RefusalReason, number>> {
+  maybeNew: (s: Sample) => boolean = () => true,
+): Promise<StoreRefusals> {
   const refused = new Map<RefusalReason, number>();
+  const dropped = new Set<Sample>();
   const conflicting = new Set<string>();
   for (const [name, { type }] of types) {
     const existing = await deps.catalog.get(account, name);
     if (existing && existing.type !== type) conflicting.add(name);
   }
   let keep = samples;
-  if (conflicting.size) {
-    keep = samples.filter((s) => !conflicting.has(s.metric));
-    refused.set('type_conflict', samples.length - keep.length);
-  }
+  const drop = (reason: RefusalReason, out: (s: Sample) => boolean) => {
+    const before = keep.length;
+    keep = keep.filter((s) => { if (!out(s)) return true; dropped.add(s); return false; });
+    refused.set(reason, (refused.get(reason) ?? 0) + before - keep.length);
+  };
+  if (conflicting.size) drop('type_conflict', (s) => conflicting.has(s.metric));
   if (deps.cardinality && keep.length) {
-    const fresh = deps.engine.unknownSeries(account, keep);
+    const fresh = deps.engine.unknownSeries(account, keep.filter(maybeNew));
     try {
       deps.cardinality.admit(account, fresh);
     } catch {
       // the series that exist keep their data; the new ones wait for the limit to allow them
       const isNew = new Set(fresh.map((f) => seriesKey(f.metric, f.tags)));
-      const before = keep.length;
-      keep = keep.filter((s) => !isNew.has(seriesKey(s.metric, s.tags)));
-      refused.set('series_limit', before - keep.length);
+      drop('series_limit', (s) => isNew.has(seriesKey(s.metric, s.tags)));
     }
   }
-  if (keep.length === 0) return refused;
+  if (keep.length === 0) return { counts: refused, samples: dropped };
   const inputs = new Map<string, MetricUse>();
   for (const [name, { type, spelling }] of types) if (!conflicting.has(name)) inputs.set(name, { input: {}, index: 0, type, spelling, field: 'scrape' });
   await ingest({ catalog: deps.catalog, engine: deps.engine, stored: deps.stored }, account, keep, inputs, SCRAPE_USER_AGENT);
-  return refused;
+  return { counts: refused, samples: dropped };
 }
 
 function seriesKey(metric: string, tags: Sample['tags']): string {

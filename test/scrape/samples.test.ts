@@ -1,0 +1,48 @@
+// convertScrape: a scrape's parsed samples -> v1 samples, refusals counted by reason,
+// limits failing the whole scrape, and the per-target series cache across scrapes.
+import t from 'tap';
+import { parseExposition } from '../../src/scrape/parse.js';
+import { convertScrape, SeriesCache, ScrapeLimitError } from '../../src/scrape/samples.js';
+import { compileRelabelConfigs } from '../../src/scrape/relabel.js';
+
+const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
+const job = { honorLabels: false, honorTimestamps: true, metricRelabelConfigs: [], externalLabels: [], sampleLimit: 0, labelLimit: 0 };
+const limits = { oldest: 1_000, newest: 2_000_000_000, now: 1_700_000_000, tagsPerMeasurement: 4 };
+const NOW = 1_700_000_000_000;
+const parse = (text: string) => parseExposition(text, 'text');
+
+t.test('values, tags, types and refusals', async (t) => {
+  const c = convertScrape(parse([
+    '# TYPE reqs counter', 'reqs_total{code="200"} 5', 'reqs_total{code="200"} 6',
+    'temp NaN', 'temp{a="1",b="2",c="3"} 1', 'old 1 1000', 'fine 2 1600000000000',
+  ].join('\n')), target, job, NOW, limits);
+  t.same(c.samples.map((s) => [s.metric, s.tags, s.time, s.sum]), [
+    ['reqs_total', [['code', '200'], ['instance', 'h:1'], ['job', 'j']], 1_700_000_000, 5],
+    ['fine', [['instance', 'h:1'], ['job', 'j']], 1_600_000_000, 2],
+  ]);
+  t.same([...c.refused].sort(), [['duplicate', 1], ['not_finite', 1], ['time_out_of_range', 1], ['too_many_tags', 1]]);
+  t.same(c.metrics.get('reqs_total'), { type: 'counter', spelling: 'reqs_total' });
+  t.equal(c.postRelabel, 6);
+});
+
+t.test('sample_limit and label_limit fail the scrape', async (t) => {
+  t.throws(() => convertScrape(parse('a 1\nb 2\nc 3'), target, { ...job, sampleLimit: 2 }, NOW, limits), ScrapeLimitError);
+  t.throws(() => convertScrape(parse('a{x="1",y="2"} 1'), target, { ...job, labelLimit: 4 }, NOW, limits), /label_limit exceeded \(5 labels on a, limit 4\)/);
+  const dropped = compileRelabelConfigs([{ source_labels: ['__name__'], regex: 'b|c', action: 'drop' }], () => {});
+  t.equal(convertScrape(parse('a 1\nb 2\nc 3'), target, { ...job, sampleLimit: 1, metricRelabelConfigs: dropped }, NOW, limits).postRelabel, 1, 'counted after metric relabelling');
+});
+
+t.test('the series cache: mappings reused, series_added, forgotten after two scrapes away', async (t) => {
+  const cache = new SeriesCache();
+  const first = convertScrape(parse('a{x="1"} 1\nb 2'), target, job, NOW, limits, cache);
+  t.equal(first.added, 2);
+  t.equal(cache.size, 2);
+  const again = convertScrape(parse('a{x="1"} 3\nc 4'), target, job, NOW + 5000, limits, cache);
+  t.equal(again.added, 1, 'only c is new');
+  t.equal(again.series[0], first.series[0], 'the same mapping reused');
+  t.same(again.samples.map((s) => [s.metric, s.sum]), [['a', 3], ['c', 4]]);
+  convertScrape(parse('a{x="1"} 5'), target, job, NOW + 10000, limits, cache);
+  t.equal(cache.size, 2, 'b, unseen for two scrapes, forgotten; c kept one more');
+  const back = convertScrape(parse('b 6'), target, job, NOW + 15000, limits, cache);
+  t.equal(back.added, 1, 'a series back after a gap counts as added');
+});
