@@ -13,6 +13,11 @@ import { TimeSlice } from './slice.js';
 import { WINDOW, walKey } from './keys.js';
 import type { HeadChunk } from './head.js';
 
+/** A series' fixed place in [0, 1), spread evenly over consecutive ids (Fibonacci hashing). */
+export function seriesPlace(series: number): number {
+  return (Math.imul(series, 2654435761) >>> 0) / 4294967296;
+}
+
 /** Operations a batch: large enough to be cheap, small enough not to hold appends up. */
 const BATCH_OPS = 2000;
 
@@ -44,7 +49,14 @@ export class Checkpointer {
    */
   private due(c: HeadChunk, nowMs: number): boolean {
     const { flushPoints = 120, headMaxAgeMs = 10 * this.st.opts.checkpointMs } = this.st.opts;
-    return c.size >= flushPoints || nowMs - c.firstAppendMs >= headMaxAgeMs || nowMs / 1000 >= c.window + WINDOW;
+    if (c.size >= flushPoints) return true;
+    // Spread over time, by series: 50,000 series that start a window together would
+    // otherwise all reach the age limit, or see their window end, at the same checkpoint,
+    // and write 200,000 parts in one go (the wide soak's latency spikes). Each series has
+    // a fixed place in [0, 1): its age limit is 50-100 % of headMaxAgeMs, and an ended
+    // window waits up to half of it.
+    const place = seriesPlace(c.series);
+    return nowMs - c.firstAppendMs >= headMaxAgeMs * (0.5 + place / 2) || nowMs >= (c.window + WINDOW) * 1000 + place * headMaxAgeMs / 2;
   }
 
   private async write(all: boolean): Promise<void> {

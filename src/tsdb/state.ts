@@ -20,8 +20,9 @@ export interface EngineOptions {
   /**
    * a checkpoint writes a window's new points once there are this many (default 120, as
    * Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default ten
-   * checkpoint intervals), or the window has ended; until then they stay in the head and
-   * their WAL records stay too. 1: every checkpoint writes every window.
+   * checkpoint intervals), or the window has ended (both spread by series: checkpoint.ts);
+   * until then they stay in the head and their WAL records stay too. 1: every checkpoint
+   * writes every window.
    */
   flushPoints?: number;
   headMaxAgeMs?: number;

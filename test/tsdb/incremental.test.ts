@@ -240,3 +240,17 @@ t.test('sparse windows stay in the head across checkpoints, their WAL records wi
   await b.engine.close();
   await b.crash();
 });
+
+t.test('due times are spread by series: windows that start together do not all come due together', async (t) => {
+  const { seriesPlace } = await import('../../src/tsdb/checkpoint.js');
+  const tenths = new Array(10).fill(0);
+  let outside = 0;
+  for (let id = 1; id <= 50_000; id++) {
+    const p = seriesPlace(id);
+    if (p >= 0 && p < 1) tenths[Math.floor(p * 10)]++;
+    else outside++;
+  }
+  t.equal(outside, 0, 'every place in [0, 1)');
+  t.ok(tenths.every((n) => n > 4_500 && n < 5_500), `each tenth of the age limit gets about a tenth of 50,000 series: ${tenths.join(', ')}`);
+  t.equal(seriesPlace(12345), seriesPlace(12345), 'a fixed place');
+});
