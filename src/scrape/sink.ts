@@ -5,6 +5,7 @@
 import { ingest, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
 import type { CardinalityGuard } from '../ingest/cardinality.js';
 import type { Sample } from '../tsdb/sample.js';
+import { tagKey } from '../tsdb/series-index.js';
 import type { RefusalReason } from './samples.js';
 
 export const SCRAPE_USER_AGENT = 'Gaugeway scrape';
@@ -55,6 +56,7 @@ export async function storeScraped(
   return { counts: refused, samples: dropped };
 }
 
+/** A series' identity: the engine's tag key (series-index.ts) under its metric. */
 function seriesKey(metric: string, tags: Sample['tags']): string {
-  return `${metric}\u0000${tags.map(([k, v]) => `${k}=${v}`).join('\u0000')}`;
+  return `${metric}\u0000${tagKey(tags)}`;
 }
