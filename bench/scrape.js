@@ -47,6 +47,9 @@ if (process.argv[2] === '--generator') {
   const ports = [];
   for (let t = 0; t < TARGETS; t++) {
     const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }); res.end(body(t)); });
+    // Exporters written in Go (node_exporter and most others) keep idle connections open
+    // indefinitely; Node's 5 s default would close each one just before the next scrape.
+    server.keepAliveTimeout = 10 * 60_000;
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     ports.push(server.address().port);
   }

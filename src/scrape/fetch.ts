@@ -4,6 +4,11 @@
 // arrives, after decompression, and the fetch is cut as soon as body_size_limit is passed,
 // so a huge target costs no more memory than the limit. Secrets in files are read at each
 // scrape, so a rotated password or certificate applies without a reload.
+// Connections are kept open between scrapes (each target loop has its own agent), as
+// Prometheus keeps them: a new TCP connection and its teardown every scrape once cost
+// more server CPU than parsing the exposition. A request on a kept connection that the
+// target closed meanwhile fails with a reset through no fault of the target, so that one
+// case is retried once on a fresh connection (as Go's HTTP client does for Prometheus).
 import http from 'node:http';
 import https from 'node:https';
 import { readFile } from 'node:fs/promises';
@@ -65,8 +70,22 @@ async function tlsOptions(job: Auth): Promise<https.RequestOptions> {
   return { ca, cert, key, rejectUnauthorized: !tls.insecureSkipVerify, ...(tls.serverName ? { servername: tls.serverName } : {}) };
 }
 
+/**
+ * An agent that keeps a target's connection open between scrapes (unref'd while idle, so
+ * it never holds the process open). Closed by its loop's stop().
+ */
+export function scrapeAgent(url: string, intervalMs: number): http.Agent {
+  // Idle a little longer than one interval, so the next scrape finds the connection; a
+  // target's own shorter Keep-Alive timeout still wins (Node's agent honours it).
+  const options: http.AgentOptions = { keepAlive: true, maxSockets: 2, timeout: intervalMs + 5000 };
+  return url.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+}
+
+/** Errors of a kept connection the peer closed before or while our request went out. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
 /** GETs `url`; throws ScrapeError with a message for the targets page. */
-export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, 'bodySizeLimit'>, timeoutMs: number): Promise<Exposition> {
+export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, 'bodySizeLimit'>, timeoutMs: number, agent?: http.Agent): Promise<Exposition> {
   const signal = AbortSignal.timeout(timeoutMs);
   const headers: http.OutgoingHttpHeaders = {
     accept: SCRAPE_ACCEPT,
@@ -77,40 +96,48 @@ export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, '
   const auth = await authorizationHeader(job);
   if (auth) headers.authorization = auth;
   const isHttps = url.startsWith('https:');
-  const options: https.RequestOptions = { method: 'GET', headers, signal, ...(isHttps ? await tlsOptions(job) : {}) };
+  const options: https.RequestOptions = { method: 'GET', headers, signal, ...(agent ? { agent } : {}), ...(isHttps ? await tlsOptions(job) : {}) };
   return new Promise<Exposition>((resolve, reject) => {
     const fail = (message: string) => reject(new ScrapeError(message));
-    const req = (isHttps ? https : http).request(url, options, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        fail(`server returned HTTP status ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd());
-        return;
-      }
-      const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
-      let body: Readable = res;
-      if (encoding === 'gzip') body = res.pipe(createGunzip());
-      else if (encoding !== 'identity') {
-        res.resume();
-        fail(`unsupported Content-Encoding "${encoding}"`);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const limit = job.bodySizeLimit;
-      body.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (limit > 0 && size > limit) {
-          req.destroy();
-          fail(`body size limit exceeded (${limit} bytes)`);
+    const send = (retry: boolean): void => {
+      let answered = false;
+      const req = (isHttps ? https : http).request(url, options, (res) => {
+        answered = true;
+        if (res.statusCode !== 200) {
+          res.resume();
+          fail(`server returned HTTP status ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd());
           return;
         }
-        chunks.push(chunk);
+        const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
+        let body: Readable = res;
+        if (encoding === 'gzip') body = res.pipe(createGunzip());
+        else if (encoding !== 'identity') {
+          res.resume();
+          fail(`unsupported Content-Encoding "${encoding}"`);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const limit = job.bodySizeLimit;
+        body.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (limit > 0 && size > limit) {
+            req.destroy();
+            fail(`body size limit exceeded (${limit} bytes)`);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        body.on('error', (e) => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : `cannot read the body: ${e.message}`));
+        res.on('aborted', () => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : 'the connection closed before the body ended'));
+        body.on('end', () => resolve({ contentType: res.headers['content-type'] ?? null, body: Buffer.concat(chunks, size) }));
       });
-      body.on('error', (e) => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : `cannot read the body: ${e.message}`));
-      res.on('aborted', () => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : 'the connection closed before the body ended'));
-      body.on('end', () => resolve({ contentType: res.headers['content-type'] ?? null, body: Buffer.concat(chunks, size) }));
-    });
-    req.on('error', (e) => fail(signal.aborted ? `timeout after ${timeoutMs} ms` : e.message));
-    req.end();
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (retry && req.reusedSocket && !answered && !signal.aborted && STALE_CONNECTION.has(e.code ?? '')) send(false);
+        else fail(signal.aborted ? `timeout after ${timeoutMs} ms` : e.message);
+      });
+      req.end();
+    };
+    send(true);
   });
 }

@@ -4,8 +4,9 @@
 // each scrape fetches, parses, converts and stores through the same ingest path as a push,
 // then writes the target's health series. A failure is the target's alone: it is recorded
 // for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
-import { ExpositionParser, formatForContentType, ExpositionError, type ScrapedSample } from './parse.js';
-import { fetchExposition, ScrapeError } from './fetch.js';
+import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
+import type { Agent } from 'node:http';
+import { fetchExposition, scrapeAgent, ScrapeError } from './fetch.js';
 import { convertScrape, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
 import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
@@ -45,10 +46,15 @@ export class TargetLoop {
   private stopped = false;
   /** the target's exposed series as mapped last time (samples.ts) */
   private readonly cache = new SeriesCache();
+  /** ...and their label sets as parsed (parse.ts) */
+  private readonly memo = new SeriesMemo();
   private jobNow: ScrapeJob;
+  /** the target's kept-open connection (fetch.ts) */
+  private readonly agent: Agent;
 
   constructor(readonly target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
     this.jobNow = job;
+    this.agent = scrapeAgent(target.url, target.intervalMs);
   }
 
   get job(): ScrapeJob {
@@ -95,9 +101,9 @@ export class TargetLoop {
     let refused = new Map<RefusalReason, number>();
     let error: string | null = null;
     try {
-      const exp = await fetchExposition(this.target.url, job, this.target.timeoutMs);
+      const exp = await fetchExposition(this.target.url, job, this.target.timeoutMs, this.agent);
       const samples: ScrapedSample[] = [];
-      const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => samples.push(s));
+      const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => samples.push(s), { memo: this.memo });
       parser.push(exp.body);
       parser.end();
       scraped = samples.length;
@@ -146,5 +152,6 @@ export class TargetLoop {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    this.agent.destroy();
   }
 }

@@ -3,6 +3,8 @@
 // on OpenMetrics' stricter spacing, its extra types, exemplars and the final `# EOF`.
 // The scanner walks each line once with charCodeAt (no regex per character, no tokens);
 // the only allocations per sample are the sample itself, its label array and its strings.
+// With a SeriesMemo (one per target), a label set seen in an earlier scrape is looked up
+// by its text instead of scanned again, so a steady target's lines cost two slices each.
 // A line longer than `maxLineLength` is refused as soon as it is seen, not buffered.
 
 /** The Accept header Prometheus 2 sends: OpenMetrics preferred, the text format next. */
@@ -27,8 +29,16 @@ export interface ScrapedSample {
    * `_created` timestamps included, is a gauge.
    */
   kind: 'counter' | 'gauge';
-  /** name, value, name, value, ... in exposition order, values unescaped */
-  labels: string[];
+  /**
+   * name, value, name, value, ... in exposition order, values unescaped (shared between
+   * the samples of one series when a SeriesMemo is used: never modified)
+   */
+  labels: readonly string[];
+  /**
+   * The series as written, name and label set (`name{a="b"}`): the same text in every
+   * scrape of a steady target, which makes it the key of per-target caches.
+   */
+  series: string;
   value: number;
   /** false for NaN and ±Inf, which v1 cannot store: the caller skips and counts them */
   finite: boolean;
@@ -45,6 +55,51 @@ export interface FamilyMeta {
 export interface ParseOptions {
   /** longest line accepted, in characters (default 128 KiB) */
   maxLineLength?: number;
+  /** label sets parsed before, kept from one parse of a target to the next */
+  memo?: SeriesMemo;
+}
+
+interface MemoEntry {
+  labels: readonly string[];
+  /** the label canonicalised when it was parsed (it depends on the family's TYPE) */
+  floatLabel: string | null;
+  /** the parse it was last used in */
+  seen: number;
+}
+
+/**
+ * The label sets of one target's series by their text as written. A label set is a
+ * prefix-free code: a line that starts with the text of a complete label set parsed
+ * before has that label set, so a hit needs no scan of the line's labels at all.
+ */
+export class SeriesMemo {
+  private readonly entries = new Map<string, MemoEntry>();
+  private parses = 0;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** A parse starts: entries used now are kept by the sweep at its end. */
+  begin(): void {
+    this.parses++;
+  }
+
+  get(series: string, floatLabel: string | null): readonly string[] | undefined {
+    const e = this.entries.get(series);
+    if (e === undefined || e.floatLabel !== floatLabel) return undefined;
+    e.seen = this.parses;
+    return e.labels;
+  }
+
+  set(series: string, labels: readonly string[], floatLabel: string | null): void {
+    this.entries.set(series, { labels, floatLabel, seen: this.parses });
+  }
+
+  /** After a parse: forgets series absent from it and the one before. */
+  sweep(): void {
+    for (const [series, e] of this.entries) if (e.seen < this.parses - 1) this.entries.delete(series);
+  }
 }
 
 export const DEFAULT_MAX_LINE_LENGTH = 128 * 1024;
@@ -99,6 +154,8 @@ const SUFFIXES: Readonly<Record<string, Readonly<Partial<Record<FamilyType, 'cou
   _info: { info: 'gauge' },
 };
 
+const NO_LABELS: readonly string[] = [];
+
 const TAB = 9, SPACE = 32, QUOTE = 34, HASH = 35, COMMA = 44, EQUALS = 61, BACKSLASH = 92, LBRACE = 123, RBRACE = 125, CR = 13;
 
 const isBlank = (c: number) => c === SPACE || c === TAB;
@@ -132,9 +189,13 @@ export class ExpositionParser {
   private lastName = '';
   private lastResolved: Resolved | null = null;
 
+  private readonly memo: SeriesMemo | null;
+
   constructor(format: ExpositionFormat, private readonly onSample: (s: ScrapedSample) => void, options: ParseOptions = {}) {
     this.om = format === 'openmetrics';
     this.maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.memo = options.memo ?? null;
+    this.memo?.begin();
   }
 
   /** Lines parsed so far. */
@@ -156,6 +217,7 @@ export class ExpositionParser {
         this.parseLine(last, 0, last.length);
       }
       if (this.om && !this.eof) throw this.error('the exposition does not end with "# EOF" (required in OpenMetrics)');
+      this.memo?.sweep();
     });
   }
 
@@ -315,14 +377,28 @@ export class ExpositionParser {
     let p = this.metricNameEnd(s, pos, end, 'a metric name, a "#" line or an empty line');
     const name = s.slice(pos, p);
     const r = this.resolve(name);
-    const labels: string[] = [];
+    let labels: readonly string[] = NO_LABELS;
+    let series = name;
     if (!om) {
       const afterName = p;
       while (p < end && isBlank(s.charCodeAt(p))) p++;
       if (p < end && s.charCodeAt(p) !== LBRACE && p === afterName) throw this.error('expected "{" or a space after the metric name', { s, pos: p });
     }
     if (p < end && s.charCodeAt(p) === LBRACE) {
-      p = this.labels(s, p + 1, end, labels, r.floatLabel);
+      // The first "}" ends the label set unless a label value holds one; then the text
+      // up to it is no complete label set and cannot be in the memo.
+      const close = this.memo ? s.indexOf('}', p) : -1;
+      const known = close >= 0 && close < end ? this.memo!.get((series = s.slice(pos, close + 1)), r.floatLabel) : undefined;
+      if (known) {
+        labels = known;
+        p = close + 1;
+      } else {
+        const parsed: string[] = [];
+        p = this.labels(s, p + 1, end, parsed, r.floatLabel);
+        labels = parsed;
+        series = s.slice(pos, p);
+        this.memo?.set(series, parsed, r.floatLabel);
+      }
       if (!om) while (p < end && isBlank(s.charCodeAt(p))) p++;
     }
     if (om) p = this.space(s, p, end, 'the value');
@@ -353,7 +429,7 @@ export class ExpositionParser {
     }
     if (p < end) throw this.error('unexpected text after the sample', { s, pos: p });
     try {
-      this.onSample({ name, type: r.type, kind: r.kind, labels, value, finite: Number.isFinite(value), timestampMs });
+      this.onSample({ name, type: r.type, kind: r.kind, labels, series, value, finite: Number.isFinite(value), timestampMs });
     } catch (e) {
       this.sinkError = e;
       throw e;

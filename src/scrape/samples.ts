@@ -114,9 +114,8 @@ export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<Sc
   const scrapeTime = Math.floor(scrapeTimeMs / 1000);
   const n = ++cache.scrape;
   for (const s of scraped) {
-    const raw = s.labels.length ? `${s.name}\u0000${s.labels.join('\u0000')}` : s.name;
-    let e = cache.get(raw);
-    if (!e) cache.set(raw, (e = mapSeries(s, target, job, limits)));
+    let e = cache.get(s.series);
+    if (!e) cache.set(s.series, (e = mapSeries(s, target, job, limits)));
     if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
     if (job.sampleLimit > 0 && out.postRelabel > job.sampleLimit) throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);

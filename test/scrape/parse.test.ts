@@ -3,7 +3,7 @@ import { seededRandom } from './random.js';
 import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import {
-  ExpositionError, ExpositionParser, SCRAPE_ACCEPT, canonicalFloat, formatForContentType, parseExposition,
+  ExpositionError, ExpositionParser, SCRAPE_ACCEPT, SeriesMemo, canonicalFloat, formatForContentType, parseExposition,
   type ExpositionFormat, type ScrapedSample,
 } from '../../src/scrape/parse.js';
 
@@ -40,7 +40,7 @@ t.test('real node_exporter 1.5.0 output', async (t) => {
   parser.push(fixture('node-exporter-1.5.0.prom'));
   parser.end();
   t.equal(samples.length, 507);
-  t.same(find(samples, 'go_gc_duration_seconds', 'quantile', '0.0'), { name: 'go_gc_duration_seconds', type: 'summary', kind: 'gauge', labels: ['quantile', '0.0'], value: 0, finite: true, timestampMs: null }, 'quantile="0" in canonical form');
+  t.same(find(samples, 'go_gc_duration_seconds', 'quantile', '0.0'), { name: 'go_gc_duration_seconds', type: 'summary', kind: 'gauge', labels: ['quantile', '0.0'], series: 'go_gc_duration_seconds{quantile="0"}', value: 0, finite: true, timestampMs: null }, 'quantile="0" in canonical form; the series text as written');
   t.match(find(samples, 'go_gc_duration_seconds_count'), { type: 'summary', kind: 'counter' });
   t.match(find(samples, 'go_memstats_alloc_bytes_total'), { type: 'counter', kind: 'counter', value: 837720 });
   t.match(find(samples, 'go_memstats_buck_hash_sys_bytes'), { type: 'gauge', kind: 'gauge', value: 1445697 });
@@ -60,7 +60,7 @@ t.test('prom-client gives the same samples in both formats, captured and live', 
   t.equal(text.length, 26);
   t.same(om, text);
   t.same(find(text, 'http_requests_total', 'method', 'GET'), {
-    name: 'http_requests_total', type: 'counter', kind: 'counter', labels: ['method', 'GET', 'code', '200', 'path', '/api/v1/items?x="1"'], value: 42, finite: true, timestampMs: null,
+    name: 'http_requests_total', type: 'counter', kind: 'counter', labels: ['method', 'GET', 'code', '200', 'path', '/api/v1/items?x="1"'], series: 'http_requests_total{method="GET",code="200",path="/api/v1/items?x=\\"1\\""}', value: 42, finite: true, timestampMs: null,
   });
   t.same(find(text, 'http_request_duration_seconds_bucket', 'le', '+Inf')?.labels, ['le', '+Inf', 'route', '/items']);
   t.same(find(text, 'http_request_duration_seconds_bucket', 'le', '1.0')?.labels, ['le', '1.0', 'route', '/items'], 'le="1" in canonical form');
@@ -98,7 +98,7 @@ t.test('OpenMetrics: every type, _created, exemplars, units, timestamps, NaN and
   const brief = (s: ScrapedSample | undefined) => s && [s.type, s.kind, s.value];
   t.same(brief(find(samples, 'build_info')), ['info', 'gauge', 1]);
   t.same(find(samples, 'requests_total', 'handler', '/api'), {
-    name: 'requests_total', type: 'counter', kind: 'counter', labels: ['handler', '/api', 'method', 'GET'], value: 1027, finite: true, timestampMs: null,
+    name: 'requests_total', type: 'counter', kind: 'counter', labels: ['handler', '/api', 'method', 'GET'], series: 'requests_total{handler="/api",method="GET"}', value: 1027, finite: true, timestampMs: null,
   }, 'the exemplar is ignored');
   t.same(brief(find(samples, 'requests_created', 'handler', '/api')), ['counter', 'gauge', 1.6999e9], '_created is a gauge');
   t.same(brief(find(samples, 'request_latency_seconds_bucket', 'le', '1.0')), ['histogram', 'counter', 10]);
@@ -334,4 +334,40 @@ t.test('le and quantile values are put in canonical float form', async (t) => {
     ['2.50', '2.5'], ['0', '0.0'], ['-0', '-0.0'], ['not a number', 'not a number'], ['', ''],
   ];
   for (const [input, output] of cases) t.equal(canonicalFloat(input), output, input);
+});
+
+t.test('a SeriesMemo: label sets looked up by their text, the same samples as a fresh parse', async (t) => {
+  const parseWith = (text: string, memo: SeriesMemo) => {
+    const out: ScrapedSample[] = [];
+    const parser = new ExpositionParser('text', (s) => out.push(s), { memo });
+    parser.push(text);
+    parser.end();
+    return out;
+  };
+  const memo = new SeriesMemo();
+  const first = 'm{a="1",b="2"} 1\nq{v="x}y"} 2\nq{v="x}z"} 3\nx_bucket{le="1"} 4\nplain 5\n';
+  const a = parseWith(first, memo);
+  t.same(a, parseExposition(first, 'text'), 'the first parse is a plain parse');
+  t.same(a.map((s) => s.series), ['m{a="1",b="2"}', 'q{v="x}y"}', 'q{v="x}z"}', 'x_bucket{le="1"}', 'plain']);
+  const b = parseWith(first, memo);
+  t.same(b, a, 'the second parse gives the same samples');
+  t.equal(b[0]!.labels, a[0]!.labels, 'from the memo (the same label array)');
+  t.same(b[2]!.labels, ['v', 'x}z'], 'a "}" inside a value never cuts a label set short');
+
+  // a TYPE line changes what the label set means: le is put in canonical form from now on
+  const typed = parseWith('# TYPE x histogram\nx_bucket{le="1"} 4\n', memo);
+  t.same(typed[0]!.labels, ['le', '1.0'], 'a label set parsed under another TYPE is parsed again');
+
+  t.equal(memo.size, 4, 'label sets are remembered (a name alone needs no memo)');
+  parseWith('plain 6\n', memo);
+  t.equal(memo.size, 1, 'label sets absent from this parse and the one before are forgotten (x_bucket was in the last one)');
+
+  // what the memo holds never changes what a line means: random label sets, twice each
+  const random = seededRandom(99);
+  const pick = (chars: string, n: number) => Array.from({ length: n }, () => chars[Math.floor(random() * chars.length)]).join('');
+  const lines = Array.from({ length: 300 }, (_, i) => `r${i % 7}{${pick('ab', 1)}="${pick('x}{,=\\\\"', 3).replace(/\\$/, '')}"} ${i}`);
+  const text = lines.filter((l) => { try { parseExposition(l + '\n', 'text'); return true; } catch { return false; } }).join('\n') + '\n';
+  const again = new SeriesMemo();
+  parseWith(text, again);
+  t.same(parseWith(text, again), parseExposition(text, 'text'), 'random label sets: memo or not, the same samples');
 });

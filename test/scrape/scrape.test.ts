@@ -3,6 +3,7 @@
 import t from 'tap';
 import { writeFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -102,6 +103,42 @@ t.test('failing targets are down with the reason, and never stop the others', as
   t.match((await targets(s, '?job=limited'))[0], { health: 'up', samples_scraped: 21, samples_stored: 20 });
   t.equal((await series(s, 'many')).length, 20);
   t.match((await s.get('/metrics')).text, /gaugeway_scrape_samples_refused_total\{job="limited",reason="not_finite"\} 1/);
+});
+
+t.test('a target\'s connection is kept between scrapes, and one it closed meanwhile is retried once', async (t) => {
+  // A plain-socket exporter, so the test decides what each connection does: the first
+  // answers one request, then closes when the next arrives (as a target whose idle
+  // timeout fired just as the scrape went out); later connections answer every request.
+  const connections: net.Socket[] = [];
+  let requests = 0;
+  const body = 'kept_alive 1\n';
+  const server = net.createServer((socket) => {
+    const n = connections.push(socket);
+    let seen = '';
+    let answered = 0;
+    socket.on('data', (chunk) => {
+      seen += chunk.toString('latin1');
+      for (let end = seen.indexOf('\r\n\r\n'); end >= 0; end = seen.indexOf('\r\n\r\n')) {
+        seen = seen.slice(end + 4);
+        requests++;
+        if (n === 1 && answered === 1) { socket.destroy(); return; }
+        answered++;
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => { for (const c of connections) c.destroy(); server.close(() => r()); }));
+  const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const s = await startTestServer(t, `scrape:\n  scrape_configs:\n${job('kept', address)}`);
+  for (let i = 1; i <= 3; i++) {
+    await scrapeNow(s);
+    t.match((await targets(s))[0], { health: 'up', last_error: null }, `scrape ${i} is up`);
+  }
+  t.equal(requests, 4, 'three scrapes and one retry');
+  t.equal(connections.length, 2, 'the first connection served two requests (one closed under it), the second the rest');
+  t.same((await series(s, 'up'))[0]!.measurements.map((m) => m.value), [1], 'up never 0 for a connection the target closed');
 });
 
 t.test('basic auth, bearer tokens from a file, and TLS with a CA file', async (t) => {
