@@ -2,6 +2,9 @@
 // data dir, sync on), let bench/load.js replay the workload, read the server's CPU time
 // and peak RSS from /proc, stop it, compact, measure bytes on disk, restart it and time
 // the four queries. Medians of the runs go to docs/benchmarks.md.
+// `npm run bench -- --peer victoria-metrics --peer prometheus` also runs the same workload
+// into each peer installed from its Debian package (bench/peers.js) and adds the
+// side-by-side table with the ratios; a peer not installed is skipped with the reason.
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
 // BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_ALERTS (0: active alerts
 // watching the workload's series during ingest, one per host; `npm run bench:alerts`
@@ -17,6 +20,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { startServer as start, stopServer, cpuSeconds, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
+import { runPeer, peerMissing } from './peers.js';
 
 const startServer = (config) => start(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
 const peakRssMb = (pid) => rssMb(pid, 'VmHWM');
@@ -116,11 +120,35 @@ async function oneRun(n) {
   });
   if (memTrace) clearInterval(memTrace);
   const rss = peakRssMb(child.pid);
+  // live: the queries right after ingest, and the disk as the running service leaves it
+  const live = await timeQueries(port, auth, end);
+  await new Promise((r) => setTimeout(r, 30_000));
+  const bytesLive = Number(execFileSync('du', ['-sb', join(dir, 'db')]).toString().split('\t')[0]);
   await stopServer(child);
   execFileSync(process.execPath, [join(root, 'bin/gaugeway.js'), 'store', 'compact', '--config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const bytes = Number(execFileSync('du', ['-sb', join(dir, 'db')]).toString().split('\t')[0]);
 
   ({ child, port } = await startServer(config));
+  const latency = await timeQueries(port, auth, end);
+  await stopServer(child);
+  rmSync(dir, { recursive: true, force: true });
+  const r = {
+    run: n,
+    samplesPerSecond: ingest.samples / ingest.seconds,
+    cpuPerMillion: ingest.cpu / (ingest.samples / 1e6),
+    cores: ingest.cpu / ingest.seconds,
+    rssMb: rss,
+    bytesPerSampleLive: bytesLive / ingest.samples,
+    bytesPerSample: bytes / ingest.samples,
+    live,
+    latency,
+  };
+  console.log(JSON.stringify(r));
+  return r;
+}
+
+/** Q1-Q4 and the composites, each REPEAT times after two unmeasured runs. */
+async function timeQueries(port, auth, end) {
   const base = `/v1/measurements/${METRIC}?end_time=${end}`;
   const queries = {
     Q1: `${base}&duration=86400&resolution=60&tags[host]=host-7`,
@@ -141,22 +169,29 @@ async function oneRun(n) {
     for (let i = 0; i < REPEAT; i++) ms.push((await get(port, auth, path)).ms);
     latency[name] = { p50: median(ms), p99: pct(ms, 0.99), series: list.length, points };
   }
-  await stopServer(child);
-  rmSync(dir, { recursive: true, force: true });
-  const r = {
-    run: n,
-    samplesPerSecond: ingest.samples / ingest.seconds,
-    cpuPerMillion: ingest.cpu / (ingest.samples / 1e6),
-    rssMb: rss,
-    bytesPerSample: bytes / ingest.samples,
-    latency,
-  };
-  console.log(JSON.stringify(r));
-  return r;
+  return latency;
 }
 
+const peerNames = process.argv.flatMap((a, i, all) => (a === '--peer' ? [all[i + 1]] : a.startsWith('--peer=') ? [a.slice(7)] : []));
+const peers = [];
+for (const name of peerNames) {
+  const missing = peerMissing(name);
+  if (missing) console.error(`peer ${name} skipped: ${missing}`);
+  else peers.push(name);
+}
 const runs = [];
 for (let i = 1; i <= RUNS; i++) runs.push(await oneRun(i));
+// each peer's runs right after ours, on the same machine with the same bodies' values
+const peerRuns = {};
+for (const name of peers) {
+  peerRuns[name] = [];
+  for (let i = 1; i <= RUNS; i++) {
+    const end = Math.floor(Date.now() / 1000 / 60) * 60;
+    const r = await runPeer(name, { series: SERIES, points: POINTS, batch: BATCH, concurrency: CONCURRENCY, end, repeat: REPEAT });
+    console.log(JSON.stringify(r));
+    peerRuns[name].push(r);
+  }
+}
 const med = (f) => median(runs.map(f));
 const summary = {
   samplesPerSecond: med((r) => r.samplesPerSecond),
@@ -194,6 +229,77 @@ Workload: one metric, ${SERIES} series (host, region x5, svc), ${POINTS} points 
 |---|---|---|---|---|---|---|---|---|---|---|
 ${runs.map((r) => `| ${r.run} | ${Math.round(r.samplesPerSecond).toLocaleString('en')} | ${f(r.cpuPerMillion, 2)} | ${f(r.rssMb, 0)} | ${f(r.bytesPerSample, 2)} | ${f(r.latency.Q1.p50)} | ${f(r.latency.Q2.p50)} | ${f(r.latency.Q3.p50)} | ${f(r.latency.Q4.p50)} | ${f(r.latency.C1.p50)} | ${f(r.latency.C2.p50)} |`).join('\n')}
 `;
+const sideBySide = peers.length ? sideBySideMd() : '';
+
+/** The side-by-side table (issue 14): medians of each system's runs, and our ratios to each peer. */
+function sideBySideMd() {
+  const systems = [['Gaugeway', runs], ...peers.map((p) => [p, peerRuns[p]])];
+  const m = (list, fn) => median(list.map(fn));
+  const rows = [
+    ['ingest samples/s', (l) => m(l, (r) => r.samplesPerSecond), (x) => Math.round(x).toLocaleString('en')],
+    ['server CPU s per million samples', (l) => m(l, (r) => r.cpuPerMillion), (x) => f(x, 2)],
+    ['server cores used while ingesting', (l) => m(l, (r) => r.cores), (x) => f(x, 2)],
+    ['peak RSS MB', (l) => m(l, (r) => r.rssMb), (x) => f(x, 0)],
+    ['disk bytes a sample, 30 s after ingest (as the service leaves it)', (l) => m(l, (r) => r.bytesPerSampleLive), (x) => f(x, 2)],
+    ['disk bytes a sample, after its own compaction', (l) => m(l, (r) => r.bytesPerSample), (x) => f(x, 2)],
+    ...['Q1', 'Q2', 'Q3', 'Q4'].flatMap((q) => [
+      [`${q} p50 ms, live (right after ingest)`, (l) => m(l, (r) => r.live[q].p50), (x) => f(x, 1)],
+      [`${q} p50 ms, after a restart`, (l) => m(l, (r) => (r.restarted ?? r.latency)[q].p50), (x) => f(x, 1)],
+    ]),
+  ];
+  const head = `| figure | ${systems.map(([n]) => n).join(' | ')} | ${peers.map((p) => `Gaugeway / ${p}`).join(' | ')} |`;
+  const sep = `|---|${systems.map(() => '---').join('|')}|${peers.map(() => '---').join('|')}|`;
+  const body = rows.map(([label, value, show]) => {
+    const ours = value(runs);
+    return `| ${label} | ${systems.map(([, l]) => show(value(l))).join(' | ')} | ${peers.map((p) => f(ours / value(peerRuns[p]), 2)).join(' | ')} |`;
+  });
+  const ratio = (p, fn) => fn(runs) / fn(peerRuns[p]);
+  const bars = [];
+  const bar = (text, value, limit, higher = false) => bars.push(`| ${text} | ${f(value, 2)} | ${higher ? '>=' : '<='} ${limit} | ${(higher ? value >= limit : value <= limit) ? 'met' : '**not met**'} |`);
+  if (peers.includes('prometheus')) {
+    bar('CPU per million, ours / Prometheus\'s', ratio('prometheus', (l) => m(l, (r) => r.cpuPerMillion)), 1);
+    bar('ingest samples/s, ours / Prometheus\'s', ratio('prometheus', (l) => m(l, (r) => r.samplesPerSecond)), 0.75, true);
+    bar('peak RSS, ours / Prometheus\'s', ratio('prometheus', (l) => m(l, (r) => r.rssMb)), 1);
+  }
+  if (peers.includes('victoria-metrics')) {
+    bar('CPU per million, ours / VictoriaMetrics\'s (stretch)', ratio('victoria-metrics', (l) => m(l, (r) => r.cpuPerMillion)), 1);
+    bar('disk a sample as left, ours / VictoriaMetrics\'s', ratio('victoria-metrics', (l) => m(l, (r) => r.bytesPerSampleLive)), 1.2);
+    bar('disk a sample after compaction, ours / VictoriaMetrics\'s', ratio('victoria-metrics', (l) => m(l, (r) => r.bytesPerSample)), 1);
+    for (const q of ['Q3', 'Q4']) bar(`${q} p50 live, ours / VictoriaMetrics's`, ratio('victoria-metrics', (l) => m(l, (r) => r.live[q].p50)), 1.5);
+  }
+  for (const p of peers) for (const q of ['Q1', 'Q2']) bar(`${q} p50 live, ours / ${p}'s`, ratio(p, (l) => m(l, (r) => r.live[q].p50)), 1);
+  return `
+## Side by side
+
+Generated by \`npm run bench -- ${peers.map((p) => `--peer ${p}`).join(' ')}\` in the same run as the tables above: the same
+${(SERIES * POINTS).toLocaleString('en')} samples (same series, values and times), ${CONCURRENCY} requests in flight, each system on loopback with its
+data in a temp dir; ${peers.map((p) => `${p} from its Debian package (${peerVersion(p)})`).join(', ')}.
+VictoriaMetrics receives InfluxDB line protocol, Prometheus remote write (protobuf, snappy); their
+queries are PromQL over the same spans and steps (Q1 \`m{host="host-7"}\`, Q2 \`avg_over_time(m{host="host-7"}[1h])\`
+step 1 h, Q3 \`sum by (region) (m)\` step 60 s over 1 h, Q4 \`sum by (region) (avg_over_time(m[1h]))\` step 1 h over
+1 day); VictoriaMetrics runs with its response cache off. "After its own compaction": Gaugeway's
+\`gaugeway store compact\`, VictoriaMetrics' /internal/force_merge, Prometheus's head compaction
+(waited for until it stops). Medians of ${RUNS} runs each. On a shared machine the ratios mean
+something; the absolute figures do not.
+
+${head}
+${sep}
+${body.join('\n')}
+
+| bar (issue 14) | ratio | bar | |
+|---|---|---|---|
+${bars.join('\n')}
+`;
+}
+
+function peerVersion(name) {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Version}', name === 'victoria-metrics' ? 'victoria-metrics' : 'prometheus']).toString();
+  } catch {
+    return 'version unknown';
+  }
+}
+
 // the scrape workload (issue 12), in its own run: BENCH_SCRAPE=0 leaves it out
 let scrapeMd = '';
 if (process.env.BENCH_SCRAPE !== '0') {
@@ -205,5 +311,5 @@ if (process.env.BENCH_SCRAPE !== '0') {
 const out = process.env.BENCH_OUT ?? join(root, 'docs/benchmarks.md');
 // the hand-written analysis (what falls short, what the profile shows) follows the figures
 const notes = join(root, 'bench/notes.md');
-writeFileSync(out, md + scrapeMd + (existsSync(notes) ? `\n${readFileSync(notes, 'utf8')}` : ''));
-console.log(md);
+writeFileSync(out, md + sideBySide + scrapeMd + (existsSync(notes) ? `\n${readFileSync(notes, 'utf8')}` : ''));
+console.log(md + sideBySide);

@@ -72,7 +72,8 @@ if (process.argv[2] === '--generator') {
     res.on('data', (c) => { text += c; });
     res.on('end', () => {
       const n = (re) => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
-      resolve({ stored: n(/^gaugeway_scrape_samples_stored_total\{[^}]*\} (\S+)$/gm), failed: n(/^gaugeway_scrapes_total\{[^}]*result="failed"[^}]*\} (\S+)$/gm), ok: n(/^gaugeway_scrapes_total\{[^}]*result="ok"[^}]*\} (\S+)$/gm) });
+      resolve({ heapMb: n(/^gaugeway_nodejs_heap_size_used_bytes (\S+)$/gm) / 2 ** 20, externalMb: n(/^gaugeway_nodejs_external_memory_bytes (\S+)$/gm) / 2 ** 20,
+        stored: n(/^gaugeway_scrape_samples_stored_total\{[^}]*\} (\S+)$/gm), failed: n(/^gaugeway_scrapes_total\{[^}]*result="failed"[^}]*\} (\S+)$/gm), ok: n(/^gaugeway_scrapes_total\{[^}]*result="ok"[^}]*\} (\S+)$/gm) });
     });
   }).on('error', reject));
   const targets = () => new Promise((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/v1/scrape/targets', rejectUnauthorized: false, headers: { authorization: auth } }, (res) => {
@@ -121,6 +122,7 @@ in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} 
 | samples stored | ${Math.round(samples / seconds).toLocaleString('en')} /s (offered ${(TARGETS * SERIES / INTERVAL).toLocaleString('en')} /s) | | |
 | server cores used | ${(cpu / seconds).toFixed(2)} | | |
 | peak RSS while measured | ${peak.toFixed(0)} MB | | |
+| JS heap used / external memory at the end | ${s1.heapMb.toFixed(0)} / ${s1.externalMb.toFixed(0)} MB | | |
 | targets up at the end | ${up} of ${TARGETS} | | |
 | scrape duration (fetch to stored), median / max of the last scrapes | ${durations[Math.floor(durations.length / 2)]?.toFixed(0)} / ${durations.at(-1)?.toFixed(0)} ms | | |
 | failed scrapes while measured | ${s1.failed - s0.failed} | | |

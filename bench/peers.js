@@ -1,0 +1,200 @@
+// The side-by-side bench (issue 14): the same logical workload as bench/run.js, sent to
+// VictoriaMetrics (InfluxDB line protocol) or Prometheus (remote write) on this machine in
+// the same run, each from its Debian package, with its data in a temp dir on a loopback
+// port, started and stopped by pid. Each system is measured as Gaugeway is: samples/s,
+// server CPU seconds per million samples, cores used, peak RSS, disk bytes a sample as
+// the system leaves it and after its own compaction, and Q1-Q4 through its own query API
+// (PromQL), on live data right after ingest and again after a restart.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import http from 'node:http';
+import { createInterface } from 'node:readline';
+import { cpuSeconds, rssMb, root } from './server.js';
+import { PEER_METRIC } from './workload.js';
+
+/** How each peer is found, started, fed, told to flush and compact. */
+export const PEERS = {
+  'victoria-metrics': {
+    binary: '/usr/bin/victoria-metrics',
+    package: 'victoria-metrics',
+    format: 'influx',
+    args: (dir, port) => [
+      `-storageDataPath=${dir}`, `-httpListenAddr=127.0.0.1:${port}`, '-retentionPeriod=10y', '-loggerLevel=ERROR',
+      // live data is queryable at once, and every repeat of a query is computed again
+      '-search.latencyOffset=0s', '-search.disableCache',
+    ],
+    ready: '/health',
+    flush: async (port) => { await httpGet(port, '/internal/force_flush'); },
+    compact: async (port, { start, end }) => {
+      const months = new Set([start, end].map((t) => new Date(t * 1000).toISOString().slice(0, 7).replace('-', '_')));
+      for (const m of months) await httpGet(port, `/internal/force_merge?partition_prefix=${m}`);
+      await settle(port, /^vm_active_merges\{[^}]*\} (\S+)$/gm);
+    },
+  },
+  prometheus: {
+    binary: '/usr/bin/prometheus',
+    package: 'prometheus',
+    format: 'remote-write',
+    args: (dir, port) => {
+      const config = join(dir, '..', 'prometheus.yml');
+      writeFileSync(config, 'global: {}\n');
+      return [`--config.file=${config}`, `--storage.tsdb.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`,
+        '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time=10y', '--log.level=error'];
+    },
+    ready: '/-/ready',
+    flush: async () => {},
+    // Prometheus compacts its head on its own, once a minute, when it spans more than 1.5
+    // block ranges; there is no call to make it: wait until its compactions stop.
+    compact: async (port) => { await settle(port, /^prometheus_tsdb_compactions_total (\S+)$/gm, { changing: true }); },
+  },
+};
+
+export function peerMissing(name) {
+  const p = PEERS[name];
+  if (!p) return `unknown peer "${name}" (known: ${Object.keys(PEERS).join(', ')})`;
+  if (!existsSync(p.binary)) return `${p.binary} is not installed: apt-get install ${p.package}`;
+  return null;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+export function httpGet(port, path, timeoutMs = 600_000) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.get({ host: '127.0.0.1', port, path, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString(), ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path}: timeout`)));
+    req.on('error', reject);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until a metric of the peer's own /metrics settles: its sum is 0 (work in
+ * progress), or with `changing`, it has not changed for 30 s (work done so far), at most 10 min.
+ */
+async function settle(port, re, { changing = false } = {}) {
+  const read = async () => [...(await httpGet(port, '/metrics')).text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
+  const deadline = Date.now() + 600_000;
+  let last = await read();
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(2000);
+    const v = await read();
+    if (!changing && v === 0) return;
+    if (v !== last) { last = v; since = Date.now(); } else if (changing && Date.now() - since >= 30_000) return;
+  }
+}
+
+async function startPeer(name, dataDir) {
+  const p = PEERS[name];
+  const port = await freePort();
+  const child = spawn(p.binary, p.args(dataDir, port), { stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited = null;
+  child.once('exit', (code) => { exited = code; });
+  for (let i = 0; i < 600; i++) {
+    if (exited !== null) throw new Error(`${name} exited with ${exited} at start`);
+    try { if ((await httpGet(port, p.ready, 2000)).status === 200) return { child, port }; } catch { /* not yet */ }
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not become ready`);
+}
+
+function stopPeer(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) { resolve(); return; }
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+const du = (dir) => Number(execFileSync('du', ['-sb', dir]).toString().split('\t')[0]);
+
+/** Q1-Q4 of bench/run.js in PromQL, over the same spans and steps. */
+export function peerQueries(end) {
+  const m = PEER_METRIC;
+  const range = (query, span, step) => `/api/v1/query_range?query=${encodeURIComponent(query)}&start=${end - span}&end=${end}&step=${step}`;
+  return {
+    Q1: range(`${m}{host="host-7"}`, 86400, 60),
+    Q2: range(`avg_over_time(${m}{host="host-7"}[1h])`, 86400, 3600),
+    Q3: range(`sum by (region) (${m})`, 3600, 60),
+    Q4: range(`sum by (region) (avg_over_time(${m}[1h]))`, 86400, 3600),
+  };
+}
+
+async function timeQueries(port, end, repeat) {
+  const pct = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * q + 0.5))]; };
+  const out = {};
+  for (const [name, path] of Object.entries(peerQueries(end))) {
+    const check = await httpGet(port, path);
+    if (check.status !== 200) throw new Error(`${name}: HTTP ${check.status} ${check.text.slice(0, 300)}`);
+    const result = JSON.parse(check.text).data.result;
+    const ms = [];
+    for (let i = 0; i < repeat; i++) ms.push((await httpGet(port, path)).ms);
+    out[name] = { p50: pct(ms, 0.5), p99: pct(ms, 0.99), series: result.length, points: result.reduce((a, r) => a + r.values.length, 0) };
+  }
+  return out;
+}
+
+/**
+ * One run of the workload into a peer: ingest from bench/load.js (its own process, the
+ * peer's wire format), then disk and queries live, compaction, a restart and queries again.
+ */
+export async function runPeer(name, { series, points, batch, concurrency, end, repeat }) {
+  const p = PEERS[name];
+  const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
+  const dataDir = join(dir, 'data');
+  try {
+    let { child, port } = await startPeer(name, dataDir);
+    const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, '-', '-', series, points, batch, concurrency, end, p.format], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const ingest = await new Promise((resolve, reject) => {
+      let cpu0 = 0;
+      createInterface({ input: load.stdout }).on('line', (line) => {
+        const ev = JSON.parse(line);
+        if (ev.event === 'ready') { cpu0 = cpuSeconds(child.pid); load.stdin.write('go\n'); }
+        if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(child.pid) - cpu0 });
+        if (ev.event === 'error') reject(new Error(`${name}: ${ev.message}`));
+      });
+      load.once('exit', (code) => { if (code) reject(new Error(`load generator for ${name} exited with ${code}`)); });
+    });
+    const rss = rssMb(child.pid, 'VmHWM');
+    await p.flush(port);
+    const live = await timeQueries(port, end, repeat);
+    // as the system leaves it 30 s after ingest (Gaugeway's figure is taken the same way)
+    await sleep(30_000);
+    const bytesLive = du(dataDir);
+    await p.compact(port, { start: end - points * 60, end });
+    const bytesCompacted = du(dataDir);
+    await stopPeer(child);
+    ({ child, port } = await startPeer(name, dataDir));
+    const restarted = await timeQueries(port, end, repeat);
+    await stopPeer(child);
+    return {
+      peer: name,
+      samplesPerSecond: ingest.samples / ingest.seconds,
+      cpuPerMillion: ingest.cpu / (ingest.samples / 1e6),
+      cores: ingest.cpu / ingest.seconds,
+      rssMb: rss,
+      bytesPerSampleLive: bytesLive / ingest.samples,
+      bytesPerSample: bytesCompacted / ingest.samples,
+      live,
+      restarted,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
