@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import http from 'node:http';
-import { createInterface } from 'node:readline';
-import { cpuSeconds, rssMb, root } from './server.js';
+import { replayLoad, rssMb } from './server.js';
 import { PEER_METRIC } from './workload.js';
 
 /** How each peer is found, started, fed, told to flush and compact. */
@@ -160,17 +159,7 @@ export async function runPeer(name, { series, points, batch, concurrency, end, r
   const dataDir = join(dir, 'data');
   try {
     let { child, port } = await startPeer(name, dataDir);
-    const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, '-', '-', series, points, batch, concurrency, end, p.format], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const ingest = await new Promise((resolve, reject) => {
-      let cpu0 = 0;
-      createInterface({ input: load.stdout }).on('line', (line) => {
-        const ev = JSON.parse(line);
-        if (ev.event === 'ready') { cpu0 = cpuSeconds(child.pid); load.stdin.write('go\n'); }
-        if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(child.pid) - cpu0 });
-        if (ev.event === 'error') reject(new Error(`${name}: ${ev.message}`));
-      });
-      load.once('exit', (code) => { if (code) reject(new Error(`load generator for ${name} exited with ${code}`)); });
-    });
+    const ingest = await replayLoad(child.pid, [port, '-', '-', series, points, batch, concurrency, end, p.format]);
     const rss = rssMb(child.pid, 'VmHWM');
     await p.flush(port);
     const live = await timeQueries(port, end, repeat);

@@ -11,14 +11,13 @@
 // compares), BENCH_NODE_FLAGS (server flags,
 // e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures). The server
 // runs with MALLOC_ARENA_MAX=2, as the systemd unit sets it (override with the variable).
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import https from 'node:https';
 import http from 'node:http';
-import { startServer as start, stopServer, cpuSeconds, rssMb, root } from './server.js';
+import { startServer as start, stopServer, replayLoad, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
 import { runPeer, peerMissing } from './peers.js';
 
@@ -90,7 +89,6 @@ async function oneRun(n) {
   const end = Math.floor(Date.now() / 1000 / 60) * 60;
   if (ALERTS > 0) await createAlerts(port, auth, ALERTS);
 
-  const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), port, user, pass, SERIES, POINTS, BATCH, CONCURRENCY, end], { stdio: ['pipe', 'pipe', 'inherit'] });
   // BENCH_TRACE_MEM=1: sample the server's own memory figures while it ingests
   let memTrace = null;
   if (process.env.BENCH_TRACE_MEM) {
@@ -108,16 +106,7 @@ async function oneRun(n) {
       } catch { /* next time */ }
     }, 2000);
   }
-  const ingest = await new Promise((resolve, reject) => {
-    let cpu0 = 0;
-    createInterface({ input: load.stdout }).on('line', (line) => {
-      const ev = JSON.parse(line);
-      if (ev.event === 'ready') { cpu0 = cpuSeconds(child.pid); load.stdin.write('go\n'); }
-      if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(child.pid) - cpu0 });
-      if (ev.event === 'error') reject(new Error(ev.message));
-    });
-    load.once('exit', (code) => { if (code) reject(new Error(`load generator exited with ${code}`)); });
-  });
+  const ingest = await replayLoad(child.pid, [port, user, pass, SERIES, POINTS, BATCH, CONCURRENCY, end]);
   if (memTrace) clearInterval(memTrace);
   const rss = peakRssMb(child.pid);
   // live: the queries right after ingest, and the disk as the running service leaves it

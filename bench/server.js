@@ -50,3 +50,21 @@ export function rssMb(pid, field = 'VmRSS') {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m[1]) / 1024;
 }
+
+/**
+ * Replays the workload with bench/load.js (its own process; `args` as load.js takes them)
+ * against the server of `pid`, and measures that server's CPU over the replay alone.
+ */
+export function replayLoad(pid, args) {
+  const load = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'bench/load.js'), ...args.map(String)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let cpu0 = 0;
+    createInterface({ input: load.stdout }).on('line', (line) => {
+      const ev = JSON.parse(line);
+      if (ev.event === 'ready') { cpu0 = cpuSeconds(pid); load.stdin.write('go\n'); }
+      if (ev.event === 'done') resolve({ seconds: ev.seconds, samples: ev.samples, cpu: cpuSeconds(pid) - cpu0 });
+      if (ev.event === 'error') reject(new Error(ev.message));
+    });
+    load.once('exit', (code) => { if (code) reject(new Error(`load generator exited with ${code}`)); });
+  });
+}
