@@ -1,5 +1,5 @@
-// `npm start` on a fresh clone must work without a separate build step: compile
-// when dist/ is missing or older than any source file.
+// `npm start` on a fresh clone must work without a separate build step: build (server
+// and web UI, as `npm run build` does) when dist/ is missing or older than any source.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,11 @@ function newest(dir) {
   }
   return t;
 }
-const built = existsSync('dist/main.js') ? statSync('dist/main.js').mtimeMs : 0;
+const age = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+const built = Math.min(age('dist/main.js'), age('dist/web/index.html'));
 if (!built || newest('src') > built) {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+  const tsc = 'node_modules/typescript/bin/tsc';
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', 'src/web/tsconfig.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build-web.js'], { stdio: 'inherit' });
 }

@@ -17,10 +17,29 @@ interface Node {
   degree: number;
   /** the value when the expression is a constant without p, for the division-by-zero check */
   value: number | null;
+  /** the expression's value for a measurement x over a period of p seconds */
+  at: Transform;
 }
+
+/** A checked formula, applied to one point: x its value, p the period in seconds. */
+export type Transform = (x: number, p: number) => number;
 
 /** Returns why the formula is rejected, or null when it is acceptable. */
 export function transformProblem(formula: string): string | null {
+  const checked = checkTransform(formula);
+  return typeof checked === 'string' ? checked : null;
+}
+
+/**
+ * The formula as a function, or null when it is not acceptable. The web UI applies
+ * stream transforms with this, so what the API accepts and what a chart draws agree.
+ */
+export function compileTransform(formula: string): Transform | null {
+  const checked = checkTransform(formula);
+  return typeof checked === 'string' ? null : checked;
+}
+
+function checkTransform(formula: string): Transform | string {
   if (formula.length > TRANSFORM_MAX_LENGTH) return `must be at most ${TRANSFORM_MAX_LENGTH} characters`;
   if (!CHARSET.test(formula)) return 'may contain only digits, whitespace, parentheses, x, p, +, -, *, / and decimal points';
   try {
@@ -28,7 +47,7 @@ export function transformProblem(formula: string): string | null {
     const root = parser.expression();
     parser.end();
     if (root.degree > 1) return 'must be linear in x (x may not be multiplied by x)';
-    return null;
+    return root.at;
   } catch (err) {
     if (err instanceof FormulaError) return err.message;
     throw err;
@@ -84,7 +103,8 @@ class Parser {
       this.at++;
       const right = this.term();
       const value = left.value !== null && right.value !== null ? (t.kind === '+' ? left.value + right.value : left.value - right.value) : null;
-      left = { degree: Math.max(left.degree, right.degree), value };
+      const [a, b] = [left.at, right.at];
+      left = { degree: Math.max(left.degree, right.degree), value, at: t.kind === '+' ? (x, p) => a(x, p) + b(x, p) : (x, p) => a(x, p) - b(x, p) };
     }
     return left;
   }
@@ -97,12 +117,14 @@ class Parser {
         const right = this.unary();
         if (right.degree > 0) throw new FormulaError('must be linear in x (x may not appear in a divisor)');
         if (right.value === 0) throw new FormulaError('divides by zero');
-        left = { degree: left.degree, value: left.value !== null && right.value !== null ? left.value / right.value : null };
+        const [a, b] = [left.at, right.at];
+        left = { degree: left.degree, value: left.value !== null && right.value !== null ? left.value / right.value : null, at: (x, p) => a(x, p) / b(x, p) };
         continue;
       }
       if (t.kind === '*') this.at++;
       const right = this.unary();
-      left = { degree: left.degree + right.degree, value: left.value !== null && right.value !== null ? left.value * right.value : null };
+      const [a, b] = [left.at, right.at];
+      left = { degree: left.degree + right.degree, value: left.value !== null && right.value !== null ? left.value * right.value : null, at: (x, p) => a(x, p) * b(x, p) };
     }
     return left;
   }
@@ -112,7 +134,8 @@ class Parser {
     if (t && (t.kind === '+' || t.kind === '-')) {
       this.at++;
       const inner = this.unary();
-      return { degree: inner.degree, value: inner.value === null ? null : t.kind === '-' ? -inner.value : inner.value };
+      const a = inner.at;
+      return { degree: inner.degree, value: inner.value === null ? null : t.kind === '-' ? -inner.value : inner.value, at: t.kind === '-' ? (x, p) => -a(x, p) : a };
     }
     return this.primary();
   }
@@ -121,9 +144,9 @@ class Parser {
     const t = this.tokens[this.at++];
     if (!t) throw new FormulaError('ends unexpectedly');
     switch (t.kind) {
-      case 'num': return { degree: 0, value: t.value };
-      case 'x': return { degree: 1, value: null };
-      case 'p': return { degree: 0, value: null };
+      case 'num': { const v = t.value; return { degree: 0, value: v, at: () => v }; }
+      case 'x': return { degree: 1, value: null, at: (x) => x };
+      case 'p': return { degree: 0, value: null, at: (_x, p) => p };
       case '(': {
         const inner = this.expression();
         if (this.tokens[this.at]?.kind !== ')') throw new FormulaError('has an unclosed parenthesis');

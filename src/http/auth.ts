@@ -6,12 +6,21 @@ import type { Ctx, Middleware } from './state.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="gaugeway"' };
 
+/**
+ * A browser answers a Basic challenge with its own login dialog, even to a script's
+ * fetch: the web UI (which has its own sign-in form) marks its requests the way
+ * XMLHttpRequest libraries do, and gets the 401 without the challenge.
+ */
+function challenge(ctx: Ctx): Record<string, string> | undefined {
+  return ctx.get('x-requested-with').toLowerCase() === 'xmlhttprequest' ? undefined : CHALLENGE;
+}
+
 export function basicAuth(accounts: () => AccountDirectory): Middleware {
   return async (ctx, next) => {
     const creds = parseBasic(ctx.get('authorization'));
-    if (!creds) throw new ApiError(401, { request: ['Please provide credentials for authentication.'] }, CHALLENGE);
+    if (!creds) throw new ApiError(401, { request: ['Please provide credentials for authentication.'] }, challenge(ctx));
     const principal = accounts().authenticate(creds.user, creds.password);
-    if (!principal) throw new ApiError(401, { request: ['Authorization failed: unknown e-mail, wrong or disabled token.'] }, CHALLENGE);
+    if (!principal) throw new ApiError(401, { request: ['Authorization failed: unknown e-mail, wrong or disabled token.'] }, challenge(ctx));
     ctx.state.principal = principal;
     await next();
   };

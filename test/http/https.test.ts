@@ -8,7 +8,7 @@ const REFUSAL = '{"errors":{"request":["Please use secured connection through ht
 
 t.test('plain HTTP: 403 with the exact spec body on every API path, auth or not', async (t) => {
   const s = await startTestServer(t);
-  for (const [method, path] of [['GET', '/v1/metrics'], ['PUT', '/v1/metrics/x'], ['GET', '/v1/nothing-here'], ['GET', '/']]) {
+  for (const [method, path] of [['GET', '/v1/metrics'], ['PUT', '/v1/metrics/x'], ['GET', '/v1/nothing-here'], ['GET', '/nothing-here']]) {
     for (const auth of [undefined, null]) {
       const r = await s.request(method!, path!, { plain: true, auth, ...(method === 'PUT' ? { json: { type: 'gauge' } } : {}) });
       t.equal(r.status, 403, `${method} ${path}`);
@@ -18,6 +18,11 @@ t.test('plain HTTP: 403 with the exact spec body on every API path, auth or not'
   }
   const https = await s.get('/v1/metrics');
   t.equal(https.status, 200, 'the same port answers HTTPS');
+  // the web UI's page is the exception: a browser sent to a plain-HTTP address gets the
+  // page that tells its user to switch (it never sends a token over plain HTTP)
+  const page = await s.get('/', { plain: true, auth: null });
+  t.equal(page.status, 200);
+  t.match(page.headers['content-type'], /^text\/html/);
 });
 
 t.test('without trust_proxy, X-Forwarded-Proto: https on plain HTTP is still refused', async (t) => {

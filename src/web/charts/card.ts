@@ -1,0 +1,146 @@
+// One chart on a page: title, a body of fixed height (so a refresh never moves the page),
+// a legend whose values are the last point of each line (or the hovered one), and
+// annotation markers that open their title, time, description and links.
+import type uPlot from 'uplot';
+import { h, replace, safeHref, formatTime } from '../dom.js';
+import { drawPlot, type Plot, type PlotTheme } from './plot.js';
+import { formatValue, PALETTE, thresholdColour } from './format.js';
+import { lastValue, type Line } from './queries.js';
+import type { Marker } from './fetch.js';
+import type { Chart } from '../types.js';
+
+export const PLOT_HEIGHT = 220;
+
+function theme(): PlotTheme {
+  const css = getComputedStyle(document.documentElement);
+  const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
+  return { text: v('--fg-muted', '#555'), grid: v('--grid', '#ddd'), marker: v('--marker', '#c77700') };
+}
+
+/** Each line's colour: its stream's `color` for the stream's first line, else the palette. */
+export function coloursOf(chart: Chart, lines: readonly Line[]): string[] {
+  const seen = new Set<number>();
+  const own = new Set(chart.streams.map((s) => s.color?.toLowerCase()).filter(Boolean));
+  // the palette without the streams' own colours, so no two lines look alike needlessly
+  const palette = PALETTE.filter((c) => !own.has(c)).length ? PALETTE.filter((c) => !own.has(c)) : PALETTE;
+  let next = 0;
+  return lines.map((l) => {
+    const colour = chart.streams[l.stream]?.color;
+    if (colour && !seen.has(l.stream)) { seen.add(l.stream); return colour; }
+    return palette[next++ % palette.length]!;
+  });
+}
+
+export class ChartCard {
+  readonly element: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly legend: HTMLElement;
+  private readonly popover: HTMLElement;
+  private plot: Plot | null = null;
+  private lines: readonly Line[] = [];
+  private readonly resize: ResizeObserver;
+
+  constructor(readonly chart: Chart, actions: HTMLElement[] = []) {
+    this.body = h('div', { class: 'chart-body', 'data-chart-body': '' });
+    this.legend = h('div', { class: 'chart-legend', 'aria-live': 'off' });
+    this.popover = h('div', { class: 'marker-popover', hidden: true, role: 'dialog', 'aria-label': 'annotation' });
+    this.element = h('section', { class: `chart-card chart-${chart.type}`, 'data-chart-id': chart.id, 'aria-label': chart.name || 'chart' },
+      h('header', { class: 'chart-head' }, h('h3', {}, chart.name || 'Untitled chart'), h('div', { class: 'chart-actions' }, actions)),
+      this.body, this.legend, this.popover);
+    this.body.style.height = `${PLOT_HEIGHT}px`;
+    this.resize = new ResizeObserver(() => this.plot?.setSize(this.width(), PLOT_HEIGHT));
+    this.resize.observe(this.body);
+    this.element.addEventListener('keydown', (e) => { if (e.key === 'Escape') this.popover.hidden = true; });
+  }
+
+  private width(): number {
+    return Math.max(this.body.clientWidth, 200);
+  }
+
+  showError(message: string): void {
+    this.dropPlot();
+    replace(this.body, h('p', { class: 'chart-error', role: 'alert' }, message));
+    replace(this.legend);
+  }
+
+  show(lines: Line[], markers: readonly Marker[]): void {
+    this.lines = lines;
+    this.dropPlot();
+    this.popover.hidden = true;
+    if (this.chart.type === 'bignumber') return this.showBigNumber(lines);
+    if (!lines.some((l) => l.points.length)) {
+      replace(this.body, h('p', { class: 'chart-empty' }, 'No data in this interval'));
+      replace(this.legend);
+      return;
+    }
+    const colours = coloursOf(this.chart, lines);
+    replace(this.body);
+    this.plot = drawPlot(this.body, this.width(), PLOT_HEIGHT, {
+      chart: this.chart, lines, colours, theme: theme(), marks: markers.map((m) => m.event.start_time),
+      onHover: (row) => this.fillLegend(colours, row),
+      onDraw: (u) => this.placeMarkers(u, markers),
+    });
+    this.fillLegend(colours, null);
+  }
+
+  private showBigNumber(lines: readonly Line[]): void {
+    const stream = this.chart.streams[0];
+    const value = lines[0] ? lastValue(lines[0]) : null;
+    const colour = thresholdColour(value, this.chart.thresholds);
+    replace(this.body, h('div', { class: `bignumber${colour ? ` bignumber-${colour}` : ''}`, 'data-value': value ?? '', 'data-threshold': colour ?? 'none' },
+      h('span', { class: 'bignumber-value' }, formatValue(value)),
+      stream?.units_short ? h('span', { class: 'bignumber-units' }, stream.units_short) : null));
+    replace(this.legend, lines[0] ? h('p', { class: 'muted' }, lines[0].label) : null);
+  }
+
+  /** Values of the hovered row, or each line's last value. */
+  private fillLegend(colours: readonly string[], row: number | null): void {
+    const times = this.plot?.times ?? [];
+    const rows = this.lines.map((line, i) => {
+      const value = row === null ? lastValue(line) : line.points.find((p) => p.time === times[row])?.value ?? null;
+      const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+      swatch.style.background = colours[i]!;
+      const units = this.chart.streams[line.stream]?.units_short ?? '';
+      return h('li', { class: 'legend-row' }, swatch, h('span', { class: 'legend-label', title: line.label }, line.label),
+        h('span', { class: 'legend-value', 'data-value': value ?? '' }, formatValue(value, units)));
+    });
+    replace(this.legend, h('ul', { class: 'legend-list' }, rows));
+  }
+
+  private placeMarkers(u: uPlot, markers: readonly Marker[]): void {
+    for (const old of this.body.querySelectorAll('.marker')) old.remove();
+    for (const m of markers) {
+      const x = u.valToPos(m.event.start_time, 'x');
+      if (!(x >= 0 && x <= u.bbox.width / devicePixelRatio)) continue;
+      const button = h('button', { type: 'button', class: 'marker', title: m.event.title, 'aria-label': `annotation: ${m.event.title}`, onclick: () => this.openMarker(m) }, '▼');
+      button.style.left = `${u.over.offsetLeft + x}px`;
+      this.body.appendChild(button);
+    }
+  }
+
+  private openMarker(m: Marker): void {
+    const e = m.event;
+    const links = (e.links ?? []).flatMap((l) => {
+      const href = safeHref(l.href);
+      return href ? [h('li', {}, h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, l.label || l.rel))] : [];
+    });
+    replace(this.popover,
+      h('button', { type: 'button', class: 'popover-close', 'aria-label': 'close', onclick: () => { this.popover.hidden = true; } }, '×'),
+      h('strong', { class: 'marker-title' }, e.title),
+      h('p', { class: 'muted' }, `${m.stream} · ${formatTime(e.start_time)}${e.end_time ? ` – ${formatTime(e.end_time)}` : ''}`),
+      e.description ? h('p', {}, e.description) : null,
+      links.length ? h('ul', { class: 'marker-links' }, links) : null);
+    this.popover.hidden = false;
+    this.popover.querySelector('button')?.focus();
+  }
+
+  private dropPlot(): void {
+    this.plot?.destroy();
+    this.plot = null;
+  }
+
+  destroy(): void {
+    this.resize.disconnect();
+    this.dropPlot();
+  }
+}

@@ -1,0 +1,37 @@
+// What a chart needs from the API: each stream's series (every page of them) and the
+// annotation events in its interval.
+import type { Api } from '../api.js';
+import { linesOf, nextLink, streamQuery, type Line, type SpaceFilter } from './queries.js';
+import type { Interval } from './ranges.js';
+import type { AnnotationEvent, Chart, CompositeResponse, SeriesResponse } from '../types.js';
+
+/** A breakout over thousands of series is unreadable long before this many pages. */
+const MAX_PAGES = 20;
+
+export async function fetchLines(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<Line[]> {
+  const perStream = await Promise.all(chart.streams.map(async (stream, i) => {
+    const q = streamQuery(stream, interval, filter);
+    let answer = await api.get<SeriesResponse | CompositeResponse>(q.path, q.params);
+    const lines = linesOf(stream, i, answer, interval.resolution);
+    for (let page = 1, next = nextLink(answer); next && page < MAX_PAGES; page++, next = nextLink(answer)) {
+      answer = await api.next<SeriesResponse>(next);
+      lines.push(...linesOf(stream, i, answer, interval.resolution));
+    }
+    return lines;
+  }));
+  return perStream.flat();
+}
+
+export interface Marker { stream: string; event: AnnotationEvent }
+
+interface AnnotationAnswer { name: string; display_name?: string | null; events: Record<string, AnnotationEvent[]>[] }
+
+export async function fetchMarkers(api: Api, streams: readonly string[], interval: Interval): Promise<Marker[]> {
+  const answers = await Promise.all(streams.map((name) =>
+    api.get<AnnotationAnswer>(`v1/annotations/${encodeURIComponent(name)}`, { start_time: interval.start, end_time: interval.end })));
+  const markers: Marker[] = [];
+  for (const a of answers) {
+    for (const bySource of a.events) for (const events of Object.values(bySource)) for (const event of events) markers.push({ stream: a.display_name || a.name, event });
+  }
+  return markers.sort((x, y) => x.event.start_time - y.event.start_time);
+}

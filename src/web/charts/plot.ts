@@ -1,0 +1,109 @@
+// Line and stacked charts on uPlot: one y scale per distinct `units_long` (the spec:
+// streams sharing it share an axis; the second gets the right side), annotation markers
+// drawn as vertical lines, the hovered point's values handed to the legend.
+import uPlot from 'uplot';
+import { align, stack, type Line } from './queries.js';
+import { formatValue } from './format.js';
+import type { Chart } from '../types.js';
+
+export interface PlotTheme { text: string; grid: string; marker: string }
+
+export interface PlotInput {
+  chart: Chart;
+  lines: readonly Line[];
+  colours: readonly string[];
+  /** unix seconds of annotation events, drawn as vertical lines */
+  marks: readonly number[];
+  theme: PlotTheme;
+  /** called with the row under the cursor, or null when the cursor leaves */
+  onHover(row: number | null): void;
+  /** called after every draw (first, data, resize): scales and sizes are known then */
+  onDraw(u: uPlot): void;
+}
+
+export interface Plot {
+  readonly uplot: uPlot;
+  /** the times on the x axis (the legend reads values by row) */
+  readonly times: readonly number[];
+  setSize(width: number, height: number): void;
+  destroy(): void;
+}
+
+function scaleOf(units: string | undefined, scales: string[]): string {
+  const key = units ? `u:${units}` : 'y';
+  if (!scales.includes(key)) scales.push(key);
+  return scales.length > 2 && scales.indexOf(key) >= 2 ? scales[1]! : key;
+}
+
+export function drawPlot(target: HTMLElement, width: number, height: number, input: PlotInput): Plot {
+  const { chart, lines, colours, theme } = input;
+  const [times, ...columns] = align(lines);
+  const stacked = chart.type === 'stacked';
+  const drawn = stacked ? stack(columns) : columns;
+  const scales: string[] = [];
+  const scaleKeys = lines.map((l) => scaleOf(chart.streams[l.stream]?.units_long, scales));
+  const series: uPlot.Series[] = [{}];
+  lines.forEach((l, i) => {
+    series.push({
+      label: l.label,
+      scale: scaleKeys[i],
+      stroke: colours[i],
+      width: 1.5,
+      fill: stacked ? `${colours[i]}44` : undefined,
+      spanGaps: false,
+      points: { show: times.length < 60 },
+    });
+  });
+  const bands: uPlot.Band[] = stacked ? lines.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : [];
+  const axis = (scale: string, side: 0 | 1 | 2 | 3, label?: string): uPlot.Axis => ({
+    scale, side, label, stroke: theme.text, grid: { show: side === 3, stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid },
+    values: (_u, ticks) => ticks.map((t) => formatValue(t)), size: 56,
+  });
+  const axes: uPlot.Axis[] = [{ stroke: theme.text, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid } }];
+  const firstScale = scales[0] ?? 'y';
+  axes.push(axis(firstScale, 3, chart.label ?? chart.streams.find((s) => s.units_long)?.units_long));
+  if (scales[1]) axes.push(axis(scales[1], 1, scales[1].slice(2)));
+  // a tenth of the span above and below (so flat lines do not sit on the frame), unless
+  // the chart fixes its bounds; stacked areas start at zero
+  const range = (min: number, max: number): uPlot.Range.MinMax => {
+    const pad = (max - min || Math.abs(max) || 1) * 0.1;
+    const lo = chart.min ?? (stacked ? Math.min(0, min) : min - pad);
+    const hi = chart.max ?? max + pad;
+    return lo === hi ? [lo - 1, hi + 1] : [lo, hi];
+  };
+  const scaleOpts: uPlot.Scales = { x: { time: true } };
+  for (const key of scales.length ? scales : ['y']) scaleOpts[key] = { range: (_u, min, max) => range(min, max) };
+  const opts: uPlot.Options = {
+    width, height, series, axes, bands, scales: scaleOpts,
+    legend: { show: false },
+    cursor: { points: { size: 6 }, drag: { x: false, y: false } },
+    hooks: {
+      setCursor: [(u) => input.onHover(u.cursor.idx ?? null)],
+      draw: [(u) => {
+        input.onDraw(u);
+        if (!input.marks.length) return;
+        const ctx = u.ctx;
+        ctx.save();
+        ctx.strokeStyle = theme.marker;
+        ctx.lineWidth = 1.5 * devicePixelRatio;
+        ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+        for (const t of input.marks) {
+          const x = Math.round(u.valToPos(t, 'x', true));
+          if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+          ctx.beginPath();
+          ctx.moveTo(x, u.bbox.top);
+          ctx.lineTo(x, u.bbox.top + u.bbox.height);
+          ctx.stroke();
+        }
+        ctx.restore();
+      }],
+    },
+  };
+  const u = new uPlot(opts, [times, ...drawn] as uPlot.AlignedData, target);
+  return {
+    uplot: u,
+    times,
+    setSize: (w, hgt) => u.setSize({ width: w, height: hgt }),
+    destroy: () => u.destroy(),
+  };
+}

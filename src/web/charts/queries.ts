@@ -1,0 +1,115 @@
+// A chart stream as a /v1 query, and the answer as lines to draw. Pure: no DOM, no
+// fetch, so the mapping is unit-tested (test/web/queries.test.ts).
+import { compileTransform } from '../../domain/transform.js';
+import type { Params } from '../api.js';
+import type { Interval } from './ranges.js';
+import type { ChartSummary, CompositeResponse, GroupFunction, Measurement, SeriesResponse, Stream, StreamTag } from '../types.js';
+
+export interface StreamQuery {
+  /** relative to the API base: `v1/measurements/<name>` or `v1/measurements` (composite) */
+  path: string;
+  params: Params;
+}
+
+/** Chart summary names (Librato's chart vocabulary) to the query API's. */
+const SUMMARY: Record<ChartSummary, string> = { average: 'mean', sum: 'sum', min: 'min', max: 'max', count: 'count' };
+const GROUP: Record<Exclude<GroupFunction, 'breakout'>, string> = { average: 'mean', sum: 'sum', min: 'min', max: 'max' };
+
+/** Space-level filter: tag name -> value, injected into a stream's `dynamic` tags. */
+export type SpaceFilter = Readonly<Record<string, string>>;
+
+/** The tags a stream filters on once the space's filter is applied to its dynamic tags. */
+export function effectiveTags(stream: Stream, filter: SpaceFilter): StreamTag[] {
+  return (stream.tags ?? []).map((t) => (t.dynamic && filter[t.name] ? { ...t, values: [filter[t.name]!] } : t));
+}
+
+/**
+ * The query for one stream over an interval. Grouping follows the stream: `grouped`
+ * tags are the group_by; without any, `average`/`sum`/`min`/`max` fold every matching
+ * series into one line (group_by `*`) and `breakout` draws each series.
+ */
+export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFilter = {}): StreamQuery {
+  const time = { start_time: interval.start, end_time: interval.end, resolution: interval.resolution };
+  if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...time } };
+  if (!stream.metric) throw new Error('a stream needs a metric or a composite');
+  const params: Params = { ...time, summary_function: SUMMARY[stream.summary_function ?? 'average'] };
+  const tags = effectiveTags(stream, filter);
+  for (const tag of tags) {
+    const values = tag.values.filter((v) => v !== '');
+    if (values.length && !(values.length === 1 && values[0] === '*')) params[`tags[${tag.name}][]`] = values;
+  }
+  const grouped = tags.filter((t) => t.grouped).map((t) => t.name);
+  const fn = stream.group_function ?? 'average';
+  if (grouped.length) {
+    params.group_by = grouped.join(',');
+    params.group_by_function = fn === 'breakout' ? 'mean' : GROUP[fn];
+  } else if (fn !== 'breakout') {
+    params.group_by = '*';
+    params.group_by_function = GROUP[fn];
+  }
+  return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params };
+}
+
+/** One line of a chart. */
+export interface Line {
+  label: string;
+  /** the series' tags (with group_by, only the group's) */
+  tags: Record<string, string>;
+  /** stream index in the chart, for colour and units */
+  stream: number;
+  points: Measurement[];
+}
+
+function tagLabel(tags: Record<string, string>): string {
+  return Object.entries(tags).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(' ');
+}
+
+/**
+ * The lines an answer draws, transformed for display: `x` is each value and `p` the
+ * seconds each point covers (the resolution).
+ */
+export function linesOf(stream: Stream, index: number, answer: SeriesResponse | CompositeResponse, resolution: number): Line[] {
+  const series = Array.isArray(answer) ? answer : answer.series;
+  const transform = stream.transform_function ? compileTransform(stream.transform_function) : null;
+  const base = stream.name || stream.metric || stream.composite || `stream ${index + 1}`;
+  return series.map((s) => {
+    const label = tagLabel(s.tags);
+    return {
+      label: label ? `${base} ${label}` : base,
+      tags: s.tags,
+      stream: index,
+      points: transform ? s.measurements.map((m) => ({ time: m.time, value: transform(m.value, resolution) })) : s.measurements,
+    };
+  });
+}
+
+/** The series of a paginated answer, after its `next` pages were fetched and appended. */
+export function nextLink(answer: SeriesResponse | CompositeResponse): string | null {
+  if (Array.isArray(answer)) return null;
+  return answer.links.find((l) => l.rel === 'next')?.href ?? null;
+}
+
+/** uPlot's columns: shared times, one value array per line (null where a line has no point). */
+export function align(lines: readonly Line[]): [number[], ...(number | null)[][]] {
+  const times = [...new Set(lines.flatMap((l) => l.points.map((p) => p.time)))].sort((a, b) => a - b);
+  const at = new Map(times.map((t, i) => [t, i]));
+  const columns = lines.map((l) => {
+    const col: (number | null)[] = new Array(times.length).fill(null);
+    for (const p of l.points) col[at.get(p.time)!] = p.value;
+    return col;
+  });
+  return [times, ...columns];
+}
+
+/** Running totals for a stacked chart: line i is drawn at the sum of lines 0..i (missing counts as 0). */
+export function stack(columns: readonly (number | null)[][]): number[][] {
+  const out: number[][] = [];
+  columns.forEach((col, i) => {
+    out.push(col.map((v, j) => (v ?? 0) + (i ? out[i - 1]![j]! : 0)));
+  });
+  return out;
+}
+
+export function lastValue(line: Line): number | null {
+  return line.points.length ? line.points[line.points.length - 1]!.value : null;
+}

@@ -1,0 +1,145 @@
+// Create or edit a chart of a space: its type, axis, thresholds (bignumber) and streams
+// (a metric with tag filters, grouping and summary, or a composite query), as the API
+// defines them. What the API refuses comes back as its own messages.
+import { h, notice, replace } from '../dom.js';
+import { ApiFailure } from '../api.js';
+import { hashOf } from '../router.js';
+import { parseStreamTags, streamTagText } from '../charts/tags.js';
+import type { Chart, ChartSummary, ChartType, GroupFunction, Metric, Stream, Threshold } from '../types.js';
+import type { View } from './view.js';
+
+const GROUPS: GroupFunction[] = ['average', 'sum', 'min', 'max', 'breakout'];
+const SUMMARIES: ChartSummary[] = ['average', 'sum', 'min', 'max', 'count'];
+let uid = 0;
+
+function select<T extends string>(label: string, options: readonly T[], value: T): [HTMLLabelElement, HTMLSelectElement] {
+  const id = `f${++uid}`;
+  return [h('label', { for: id }, label), h('select', { id }, options.map((o) => h('option', { value: o, selected: o === value }, o)))];
+}
+
+function input(label: string, value: string | number | null | undefined, attrs: Record<string, string | number | boolean> = {}): [HTMLLabelElement, HTMLInputElement] {
+  const id = `f${++uid}`;
+  return [h('label', { for: id }, label), h('input', { id, type: 'text', value: value ?? '', ...attrs })];
+}
+
+const optionalNumber = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
+
+/** One stream's fieldset; `read()` gives the stream as the API takes it. */
+function streamFields(stream: Stream, index: number, remove: () => void): { element: HTMLElement; read(): Stream } {
+  const isComposite = !!stream.composite;
+  const kindId = `f${++uid}`;
+  const kind = h('select', { id: kindId }, h('option', { value: 'metric', selected: !isComposite }, 'metric'), h('option', { value: 'composite', selected: isComposite }, 'composite query'));
+  const [metricLabel, metric] = input('Metric', stream.metric, { list: 'metric-names', autocomplete: 'off', class: 'stream-metric' });
+  const tagText = streamTagText(stream.tags);
+  const [filtersLabel, filters] = input('Tag filters', tagText.filters, { placeholder: 'region=us-*|eu-*, host=web-1', class: 'stream-tags' });
+  const [groupByLabel, groupBy] = input('Group by tags', tagText.groupBy, { placeholder: 'region', class: 'stream-group-by' });
+  const dynamic = h('input', { type: 'checkbox', checked: tagText.dynamic });
+  const [groupLabel, group] = select('Group function', GROUPS, stream.group_function ?? 'average');
+  const [summaryLabel, summary] = select('Summary function', SUMMARIES, stream.summary_function ?? 'average');
+  const compositeId = `f${++uid}`;
+  const composite = h('textarea', { id: compositeId, rows: 2, class: 'stream-composite', placeholder: 's("cpu", {"region": "*"})' }, stream.composite ?? '');
+  const [nameLabel, name] = input('Display name', stream.name);
+  const [colorLabel, color] = input('Colour', stream.color, { placeholder: '#2f7ed8', pattern: '#[0-9A-Fa-f]{6}' });
+  const [shortLabel, unitsShort] = input('Units (short)', stream.units_short);
+  const [longLabel, unitsLong] = input('Units (axis)', stream.units_long);
+  const [transformLabel, transform] = input('Transform', stream.transform_function, { placeholder: 'x/1024' });
+  const metricPart = h('div', { class: 'form-grid' }, metricLabel, metric, filtersLabel, filters, groupByLabel, groupBy,
+    h('span', {}), h('label', {}, dynamic, ' follows the space filter (dynamic tags)'), groupLabel, group, summaryLabel, summary);
+  const compositePart = h('div', { class: 'form-grid' }, h('label', { for: compositeId }, 'Composite'), composite);
+  const sync = () => { metricPart.hidden = kind.value !== 'metric'; compositePart.hidden = kind.value === 'metric'; };
+  kind.addEventListener('change', sync);
+  sync();
+  const element = h('fieldset', { class: 'stream' }, h('legend', {}, `Stream ${index + 1}`),
+    h('div', { class: 'form-grid' }, h('label', { for: kindId }, 'Kind'), kind), metricPart, compositePart,
+    h('div', { class: 'form-grid' }, nameLabel, name, colorLabel, color, shortLabel, unitsShort, longLabel, unitsLong, transformLabel, transform),
+    h('button', { type: 'button', class: 'small danger', onclick: remove }, 'Remove stream'));
+  return {
+    element,
+    read() {
+      const common: Stream = {};
+      if (name.value.trim()) common.name = name.value.trim();
+      if (color.value.trim()) common.color = color.value.trim();
+      if (unitsShort.value.trim()) common.units_short = unitsShort.value.trim();
+      if (unitsLong.value.trim()) common.units_long = unitsLong.value.trim();
+      if (transform.value.trim()) common.transform_function = transform.value.trim();
+      if (kind.value === 'composite') return { ...common, composite: composite.value.trim() };
+      return {
+        ...common, metric: metric.value.trim(),
+        tags: parseStreamTags({ filters: filters.value, groupBy: groupBy.value, dynamic: dynamic.checked }),
+        group_function: group.value as GroupFunction, summary_function: summary.value as ChartSummary,
+      };
+    },
+  };
+}
+
+function thresholdRow(t: Threshold | undefined, remove: () => void): { element: HTMLElement; read(): Threshold | null } {
+  const type = h('select', { 'aria-label': 'threshold colour' }, ['red', 'yellow'].map((c) => h('option', { value: c, selected: c === (t?.type ?? 'red') }, c)));
+  const op = h('select', { 'aria-label': 'threshold operator' }, ['>', '<', '='].map((o) => h('option', { value: o, selected: o === (t?.operator ?? '>') }, o)));
+  const value = h('input', { type: 'number', step: 'any', value: t?.value ?? '', 'aria-label': 'threshold value' });
+  return {
+    element: h('div', { class: 'threshold-row' }, type, ' when value ', op, value, h('button', { type: 'button', class: 'small', onclick: remove }, 'Remove')),
+    read: () => (value.value === '' ? null : { type: type.value as Threshold['type'], operator: op.value as Threshold['operator'], value: Number(value.value) }),
+  };
+}
+
+export const chartEditorView: View = async (ctx) => {
+  const spaceId = Number(ctx.params.id);
+  const chartId = ctx.params.chart ? Number(ctx.params.chart) : null;
+  const [chart, metrics] = await Promise.all([
+    chartId === null ? Promise.resolve<Chart | null>(null) : ctx.api.get<Chart>(`v1/spaces/${spaceId}/charts/${chartId}`),
+    ctx.api.get<{ metrics: Metric[] }>('v1/metrics', { length: 100 }),
+  ]);
+  ctx.setTitle(chart ? `Edit ${chart.name}` : 'New chart');
+  const names = metrics.metrics.map((m) => m.name);
+  const [nameLabel, name] = input('Name', chart?.name, { required: true, maxlength: 255, id: 'chart-name' });
+  const [typeLabel, type] = select<ChartType>('Type', ['line', 'stacked', 'bignumber'], chart?.type ?? 'line');
+  type.id = 'chart-type';
+  typeLabel.htmlFor = 'chart-type';
+  const [labelLabel, label] = input('Y-axis label', chart?.label);
+  const [minLabel, min] = input('Y min', chart?.min, { type: 'number', step: 'any' });
+  const [maxLabel, max] = input('Y max', chart?.max, { type: 'number', step: 'any' });
+
+  const streamBox = h('div', { class: 'streams' });
+  const streams: ReturnType<typeof streamFields>[] = [];
+  const addStream = (s: Stream) => {
+    const fields = streamFields(s, streams.length, () => { streams.splice(streams.indexOf(fields), 1); fields.element.remove(); });
+    streams.push(fields);
+    streamBox.appendChild(fields.element);
+  };
+  for (const s of chart?.streams ?? [{ metric: ctx.query.get('metric') ?? '' }]) addStream(s);
+
+  const thresholdBox = h('div', { class: 'thresholds' });
+  const thresholds: ReturnType<typeof thresholdRow>[] = [];
+  const addThreshold = (t?: Threshold) => {
+    const row = thresholdRow(t, () => { thresholds.splice(thresholds.indexOf(row), 1); row.element.remove(); });
+    thresholds.push(row);
+    thresholdBox.appendChild(row.element);
+  };
+  for (const t of chart?.thresholds ?? []) addThreshold(t);
+  const thresholdSet = h('fieldset', { class: 'threshold-set' }, h('legend', {}, 'Thresholds (big number)'), thresholdBox,
+    h('button', { type: 'button', class: 'small', onclick: () => addThreshold() }, 'Add threshold'));
+  const syncType = () => { thresholdSet.hidden = type.value !== 'bignumber'; };
+  type.addEventListener('change', syncType);
+  syncType();
+
+  const status = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'chart-form' },
+    h('div', { class: 'form-grid' }, nameLabel, name, typeLabel, type, labelLabel, label, minLabel, min, maxLabel, max),
+    thresholdSet, streamBox,
+    h('button', { type: 'button', onclick: () => addStream({ metric: '' }) }, 'Add stream'),
+    h('datalist', { id: 'metric-names' }, names.map((n) => h('option', { value: n }))),
+    status,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, chart ? 'Save chart' : 'Create chart'),
+      h('a', { href: hashOf(['spaces', spaceId]), class: 'button' }, 'Cancel')));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const body: Omit<Chart, 'id'> = {
+      name: name.value.trim(), type: type.value as ChartType, streams: streams.map((s) => s.read()),
+      label: label.value.trim() || null, min: optionalNumber(min.value) ?? null, max: optionalNumber(max.value) ?? null,
+      thresholds: type.value === 'bignumber' ? thresholds.map((t) => t.read()).filter((t): t is Threshold => t !== null) : null,
+    };
+    const done = chart ? ctx.api.send('PUT', `v1/spaces/${spaceId}/charts/${chart.id}`, body) : ctx.api.send('POST', `v1/spaces/${spaceId}/charts`, body);
+    done.then(() => ctx.navigate(hashOf(['spaces', spaceId])), (err: unknown) => replace(status, notice('error', err instanceof ApiFailure ? `Not saved: ${err.message}` : String(err))));
+  });
+  replace(ctx.main, h('div', { class: 'page-head' }, h('h1', {}, chart ? `Edit “${chart.name}”` : 'New chart')), form);
+};
