@@ -84,20 +84,23 @@ try {
     const ms = Date.now() - started;
     const ready = await page.locator('.chart-card[data-state="ready"]').count();
     if (ready !== charts.length) throw new Error(`${ready} of ${charts.length} charts drawn`);
-    return ms;
+    // when the last series answer arrived, from the navigation's start: the server's share
+    const fetched = await page.evaluate(() => Math.max(...performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/measurements')).map((e) => e.responseEnd)));
+    return { ms, fetched: Math.round(fetched) };
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const results = [];
   for (const range of ['1h', '24h']) {
     await load(range); // warm-up
-    const times = [];
-    for (let i = 0; i < LOADS; i++) times.push(await load(range));
-    results.push({ range, median: median(times), max: Math.max(...times) });
+    const runs = [];
+    for (let i = 0; i < LOADS; i++) runs.push(await load(range));
+    const times = runs.map((r) => r.ms);
+    results.push({ range, median: median(times), max: Math.max(...times), fetched: median(runs.map((r) => r.fetched)) });
   }
   await browser.close();
-  console.log(`| space of ${charts.length} charts over 1,000 series | time to every chart drawn, median of ${LOADS} (max) |
-|---|---|
-${results.map((r) => `| last ${r.range} | ${r.median} ms (${r.max} ms) |`).join('\n')}
+  console.log(`| space of ${charts.length} charts over 1,000 series | time to every chart drawn, median of ${LOADS} (max) | of which waiting for the series answers (median) |
+|---|---|---|
+${results.map((r) => `| last ${r.range} | ${r.median} ms (${r.max} ms) | ${r.fetched} ms |`).join('\n')}
 
 bar: within 1,000 ms: ${results.every((r) => r.median <= 1000) ? 'met' : 'not met'}`);
 } finally {

@@ -28,15 +28,19 @@ export function currentSession(now = Date.now()): SessionState {
   }
 }
 
-export function startSession(email: string, token: string): Session {
-  const s = { email, token, lastUsed: Date.now() };
-  sessionStorage.setItem(KEY, JSON.stringify(s));
-  return s;
+/** A session to try the credentials with; nothing is stored until startSession. */
+export function newSession(email: string, token: string): Session {
+  return { email, token, lastUsed: Date.now() };
 }
 
+export function startSession(s: Session): void {
+  sessionStorage.setItem(KEY, JSON.stringify(s));
+}
+
+/** Marks a started session as used now (one being tried is not stored by this). */
 export function touchSession(s: Session): void {
   s.lastUsed = Date.now();
-  sessionStorage.setItem(KEY, JSON.stringify(s));
+  if (sessionStorage.getItem(KEY) !== null) sessionStorage.setItem(KEY, JSON.stringify(s));
 }
 
 export function endSession(): void {

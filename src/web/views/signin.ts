@@ -3,7 +3,7 @@
 // would cross the network in clear (and the API refuses plain HTTP anyway).
 import { h, notice, replace } from '../dom.js';
 import { Api, ApiFailure } from '../api.js';
-import { endSession, startSession } from '../session.js';
+import { newSession, startSession } from '../session.js';
 
 export type SignInReason = 'expired' | 'revoked' | 'signed-out' | null;
 
@@ -36,9 +36,9 @@ export function renderSignIn(main: HTMLElement, base: string, reason: SignInReas
     e.preventDefault();
     submit.disabled = true;
     replace(message);
-    const session = startSession(email.value.trim(), token.value);
-    new Api(base, session, () => undefined).get('v1/spaces', { length: 1 }).then(done, (err: unknown) => {
-      endSession();
+    // stored only once the API accepts it: a page drawn meanwhile must not use it
+    const session = newSession(email.value.trim(), token.value);
+    new Api(base, session, () => undefined).get('v1/spaces', { length: 1 }).then(() => { startSession(session); done(); }, (err: unknown) => {
       submit.disabled = false;
       const text = err instanceof ApiFailure && err.status === 401 ? 'Wrong e-mail or API token.'
         : err instanceof ApiFailure ? err.message : 'Sign-in failed.';
