@@ -320,3 +320,35 @@ t.test('Debian\'s prometheus-node-exporter, scraped live', async (t) => {
   t.ok((await series(s, 'node_memory_memtotal_bytes'))[0]!.measurements.at(-1)!.value > 0, 'MemTotal read');
   t.equal((await s.get('/v1/metrics/node_cpu_seconds_total')).body.type, 'counter');
 });
+
+t.test('a series that vanishes from its target ends: an absent alert on it fires, one on a series still exposed does not', async (t) => {
+  const hook = await startExporter(t); // a webhook receiver: the alerts need a service
+  hook.answer = (_req, res) => { res.writeHead(200); res.end(); };
+  const exp = await startExporter(t);
+  const m = appMetrics(exp.registry);
+  m.temperature.set({ room: 'office' }, 19);
+  // the engine's schedule once a year: evaluations happen when the test asks, at a chosen time
+  const s = await startTestServer(t, `alerts:\n  check_schedule: "0 0 1 1 *"\nscrape:\n  scrape_configs:\n${job('rooms', exp.address)}`);
+  const service = await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: `http://${hook.address}/hook` } } });
+  const absent = async (name: string, room: string) => {
+    const r = await s.request('POST', '/v1/alerts', { json: { name, services: [service.body.id], conditions: [{ type: 'absent', metric_name: 'app_temperature_celsius', duration: 60, tags: [{ name: 'room', values: [room] }] }] } });
+    t.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.id as number;
+  };
+  const lab = await absent('lab.gone', 'lab');
+  const office = await absent('office.gone', 'office');
+  const first = Date.now() / 1000;
+  await scrapeNow(s);
+  m.temperature.remove({ room: 'lab' }); // the lab sensor disappears from the exposition
+  await poll(async () => (Date.now() / 1000 >= first + 3 ? true : undefined), 100, 100);
+  await scrapeNow(s);
+  t.same((await series(s, 'app_temperature_celsius', '&tags[room]=lab'))[0]!.measurements.length, 1, 'no point stored for the lab after it vanished');
+  t.ok((await series(s, 'app_temperature_celsius', '&tags[room]=office'))[0]!.measurements.length >= 2, 'the office kept reporting');
+  // 61 s after the first scrape: the lab has been silent for 61 s, the office for 58 s or less
+  const rt = s.server.rt;
+  await rt.alertEngine.evaluateAll(Math.floor(first) + 62);
+  await rt.alertEngine.idle();
+  const status = (await s.get('/v1/alerts/status')).body;
+  t.same(status.firing.map((f: { id: number }) => f.id), [lab], 'only the vanished series is absent');
+  t.notOk(status.firing.some((f: { id: number }) => f.id === office));
+});
