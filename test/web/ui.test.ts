@@ -200,6 +200,19 @@ async function run(chromiumPath: string): Promise<void> {
     await rangeTo('7d', '3600');
     t.same(await page.locator('#picker-resolution option').allTextContents(), ['1 h'], 'no finer resolution is offered for days');
     t.match(page.url(), /range=7d/, 'the range is in the page\'s address');
+
+    // an hour three days ago: raw points are kept two days, so the charts fall back to 60 s
+    await page.selectOption('#picker-range', '1h');
+    await spaceReady(page, (await roundsOf(page)) + 1);
+    const before = await roundsOf(page);
+    asked.length = 0;
+    const past = new Date(Date.now() - 3 * 86400_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    await page.fill('#picker-end', `${past.getFullYear()}-${pad(past.getMonth() + 1)}-${pad(past.getDate())}T${pad(past.getHours())}:${pad(past.getMinutes())}`);
+    await page.locator('#picker-end').evaluate((el) => el.dispatchEvent(new Event('change')));
+    await spaceReady(page, before + 1);
+    t.same([...new Set(asked)].sort(), ['1', '60'], 'asked for raw points, refused, then 60 s');
+    t.same(await page.locator('.chart-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-state'))), ['ready', 'ready', 'ready', 'ready'], 'no chart shows an error');
     await context.close();
   });
 

@@ -1,14 +1,31 @@
 // What a chart needs from the API: each stream's series (every page of them) and the
 // annotation events in its interval.
-import type { Api } from '../api.js';
+import { ApiFailure, type Api } from '../api.js';
 import { linesOf, nextLink, streamQuery, type Line, type SpaceFilter } from './queries.js';
-import type { Interval } from './ranges.js';
+import { RESOLUTIONS, type Interval } from './ranges.js';
 import type { AnnotationEvent, Chart, CompositeResponse, SeriesResponse } from '../types.js';
 
 /** A breakout over thousands of series is unreadable long before this many pages. */
 const MAX_PAGES = 20;
 
+/**
+ * The chart's lines at the interval's resolution or, where the stored tiers no longer
+ * reach back that far (a view of the past beyond a tier's retention, which the UI cannot
+ * know), at the next coarser one that does.
+ */
 export async function fetchLines(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<Line[]> {
+  for (const resolution of RESOLUTIONS.filter((r) => r >= interval.resolution)) {
+    try {
+      return await fetchAt(api, chart, { ...interval, resolution }, filter);
+    } catch (err) {
+      const unavailable = err instanceof ApiFailure && err.status === 400 && err.messages.some((m) => m.includes('resolution is unavailable'));
+      if (!unavailable || resolution === RESOLUTIONS[RESOLUTIONS.length - 1]) throw err;
+    }
+  }
+  throw new Error('no resolution');
+}
+
+async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<Line[]> {
   const perStream = await Promise.all(chart.streams.map(async (stream, i) => {
     const q = streamQuery(stream, interval, filter);
     let answer = await api.get<SeriesResponse | CompositeResponse>(q.path, q.params);

@@ -53,7 +53,8 @@ export function timePicker(state: PickerState, onChange: (s: PickerState) => voi
     REFRESH_CHOICES.map((s) => h('option', { value: s, selected: s === state.refresh }, s ? `refresh ${s < 60 ? `${s} s` : `${s / 60} min`}` : 'no refresh')));
   const changed = () => {
     const r = rangeByKey(range.value);
-    const res = Number(resolution.value);
+    // a new range starts at its own finest resolution; a coarser one is chosen after it
+    const res = r.key === state.range.key ? Number(resolution.value) : NaN;
     const allowed = resolutionsFor(r.seconds);
     const endUnix = end.value ? Math.floor(new Date(end.value).getTime() / 1000) : undefined;
     state = { range: r, resolution: allowed.includes(res) && res !== allowed[0] ? res : undefined, end: Number.isFinite(endUnix) ? endUnix : undefined, refresh: Number(refresh.value) };
