@@ -3,7 +3,7 @@
 // columns are allocated only when a series receives a summary. Durability comes from the
 // WAL until a checkpoint writes these points as chunk parts (checkpoint.ts) and empties
 // the head: its size follows the rate times the checkpoint interval, never the window.
-import { copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
+import { ALL_COLUMNS, COLUMN, copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
 import { isPlainSummary, type Summary } from './sample.js';
 
 interface SummaryColumns {
@@ -15,6 +15,109 @@ interface SummaryColumns {
 }
 
 const INITIAL = 16;
+
+/**
+ * Steps whose buckets a window keeps between reads (rolledCached): the 900 s and 3600 s
+ * tiers, where a bucket stands for 15 to 60 one-minute points. The 60 s tier is not
+ * cached: for points a minute apart its buckets are the points themselves.
+ */
+export const CACHED_STEPS: readonly number[] = [900, 3600];
+
+/** Numbers a bucket in PackedBuckets: time, count, sum, min, max, last, sumsq. */
+const BUCKET = 7;
+
+/**
+ * Summaries packed seven numbers each (time, count, sum, min, max, last, sumsq) in one
+ * Float64Array that grows: what a read takes from the head for a coarse tier is one such
+ * array for all its series, not seven arrays a window (those, held across the read's
+ * LevelDB fetch, were promoted and cost more in garbage collection than the roll-up).
+ */
+export class PackedBuckets {
+  buf: Float64Array;
+  /** buckets held */
+  size = 0;
+
+  constructor(capacity = 64) {
+    this.buf = new Float64Array(capacity * BUCKET);
+  }
+
+  reset(): this {
+    this.size = 0;
+    return this;
+  }
+
+  push(t: number, count: number, sum: number, min: number, max: number, last: number, sumsq: number): void {
+    let at = this.size * BUCKET;
+    if (at === this.buf.length) this.grow(this.size + 1);
+    const buf = this.buf;
+    buf[at++] = t;
+    buf[at++] = count;
+    buf[at++] = sum;
+    buf[at++] = min;
+    buf[at++] = max;
+    buf[at++] = last;
+    buf[at] = sumsq;
+    this.size++;
+  }
+
+  /** Appends buckets [a, b) of `src`. */
+  append(src: PackedBuckets, a: number, b: number): void {
+    if (a >= b) return;
+    if ((this.size + b - a) * BUCKET > this.buf.length) this.grow(this.size + b - a);
+    this.buf.set(src.buf.subarray(a * BUCKET, b * BUCKET), this.size * BUCKET);
+    this.size += b - a;
+  }
+
+  /** The first bucket whose time is >= t (buckets in time order). */
+  lowerBound(t: number): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.buf[mid * BUCKET]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** A copy of the buckets, exactly as long as they are. */
+  private grow(buckets: number): void {
+    const next = new Float64Array(Math.max(buckets, this.size * 2) * BUCKET);
+    next.set(this.buf.subarray(0, this.size * BUCKET));
+    this.buf = next;
+  }
+}
+
+/**
+ * Buckets [a, b) of a packed array as points, in the packing order. `columns` (COLUMN
+ * bits): the summary columns wanted besides time and sum; the others hold anything.
+ */
+export function unpack(buf: Float64Array, a: number, b: number, columns = ALL_COLUMNS): Points {
+  const n = b - a;
+  const t = new Array<number>(n);
+  const sum = new Array<number>(n);
+  for (let i = 0, at = a * BUCKET; i < n; i++, at += BUCKET) {
+    t[i] = buf[at]!;
+    sum[i] = buf[at + 2]!;
+  }
+  const column = (bit: number, offset: number): number[] => {
+    if (!(columns & bit)) return sum;
+    const out = new Array<number>(n);
+    for (let i = 0, at = a * BUCKET + offset; i < n; i++, at += BUCKET) out[i] = buf[at]!;
+    return out;
+  };
+  return { t, sum, count: column(COLUMN.count, 1), min: column(COLUMN.min, 3), max: column(COLUMN.max, 4), last: column(COLUMN.last, 5), sumsq: column(COLUMN.sumsq, 6) };
+}
+
+/** Roll-ups of one read are built here, then copied out at their exact size. */
+const scratch = new PackedBuckets(1024);
+
+/** The closed buckets of one step over points [0, upTo) of sorted columns. */
+interface RollCache {
+  closed: PackedBuckets;
+  /** the first point not in a closed bucket (the first point of the last bucket seen) */
+  upTo: number;
+}
 
 function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
   const next = new (a.constructor as { new (n: number): T })(size);
@@ -34,6 +137,8 @@ export class Columns {
   private n = 0;
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
+  /** buckets of the coarse steps rolled up by earlier reads (sorted columns only) */
+  private rolled: Map<number, RollCache> | null = null;
   /** the oldest WAL record holding one of these points (null: none, e.g. loaded from a snapshot) */
   firstSeq: number | null = null;
   /** when the first of these points arrived */
@@ -82,7 +187,10 @@ export class Columns {
     }
     const plain = isPlainSummary(s);
     if (!plain && !this.cx) this.expand();
-    if (n > 0 && d < this.dt[n - 1]!) this.sorted = false;
+    if (n > 0 && d < this.dt[n - 1]!) {
+      this.sorted = false;
+      this.rolled = null;
+    }
     if (n === this.v.length) this.resize(n + (n >> 1) + 8);
     this.dt[n] = d;
     this.v[n] = s.sum;
@@ -144,15 +252,73 @@ export class Columns {
       for (let i = 0; i < all.t.length; i++) if (all.t[i]! >= from && all.t[i]! < to) copyPoint(cut, all, i);
       return step ? rollUp(cut, step) : cut;
     }
-    const a = this.lowerBound(from);
-    const b = this.lowerBound(to);
-    return step ? this.rolledUp(a, b, step) : this.columns(a, b);
+    if (!step) return this.columns(this.lowerBound(from), this.lowerBound(to));
+    const out = scratch.reset();
+    if (CACHED_STEPS.includes(step)) this.rollCached(from, to, step, out);
+    else this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
+    return unpack(out.buf, 0, out.size);
   }
 
-  /** Buckets of `step` seconds straight from the typed columns (sorted chunks only). */
-  private rolledUp(a: number, b: number, step: number): Points {
-    const out: Points = { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
-    if (a >= b) return out;
+  /**
+   * Appends the buckets of `step` with from <= t < to to `out`, as `range` would roll
+   * them up (sorted or not). For a cached step, from the buckets earlier reads closed.
+   */
+  bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
+    if (!this.sorted || !CACHED_STEPS.includes(step)) {
+      const p = this.range(from, to, step);
+      for (let i = 0; i < p.t.length; i++) out.push(p.t[i]!, p.count[i]!, p.sum[i]!, p.min[i]!, p.max[i]!, p.last[i]!, p.sumsq[i]!);
+      return;
+    }
+    this.rollCached(from, to, step, out);
+  }
+
+  /**
+   * The buckets of a cached step (sorted columns): the whole buckets inside the range
+   * come from the buckets earlier reads closed (a bucket is closed once a point of a later
+   * bucket arrived; the columns are sorted, so nothing more can join it), the rest is
+   * rolled up from the points. A read costs the points since the previous read and the
+   * open bucket's, not the window's: repeated hourly reads of live data stop rolling up
+   * every raw point (issue 14). Every bucket is folded from the same points in the same
+   * order as an uncached roll-up, so the figures are identical to the last bit.
+   */
+  private rollCached(from: number, to: number, step: number, out: PackedBuckets): void {
+    const cache = this.cachedBuckets(step);
+    // whole buckets: [first, end); the partial ones at the edges come from the points
+    const first = from === -Infinity ? -Infinity : Math.ceil(from / step) * step;
+    const end = to === Infinity ? Infinity : Math.floor(to / step) * step;
+    if (first >= end) {
+      this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
+      return;
+    }
+    this.rollInto(this.lowerBound(from), this.lowerBound(first), step, out);
+    const closed = cache.closed;
+    out.append(closed, closed.lowerBound(first), closed.lowerBound(end));
+    this.rollInto(Math.max(cache.upTo, this.lowerBound(first)), this.lowerBound(end), step, out);
+    this.rollInto(this.lowerBound(end), this.lowerBound(to), step, out);
+  }
+
+  /** The closed buckets of `step`, brought up to date with the points appended since. */
+  private cachedBuckets(step: number): RollCache {
+    this.rolled ??= new Map();
+    let cache = this.rolled.get(step);
+    if (!cache) this.rolled.set(step, (cache = { closed: new PackedBuckets(4), upTo: 0 }));
+    if (cache.upTo < this.n) {
+      const closed = cache.closed;
+      const before = closed.size;
+      this.rollInto(cache.upTo, this.n, step, closed);
+      // the last bucket may still grow: it stays open (its points are rolled up per read)
+      const open = closed.size - 1;
+      if (open >= before) {
+        cache.upTo = this.lowerBound(closed.buf[open * BUCKET]!);
+        closed.size = open;
+      }
+    }
+    return cache;
+  }
+
+  /** Appends buckets of `step` seconds of points [a, b) to `out` (sorted chunks only). */
+  private rollInto(a: number, b: number, step: number, out: PackedBuckets): void {
+    if (a >= b) return;
     const w = this.window;
     const dt = this.dt;
     const v = this.v;
@@ -165,15 +331,6 @@ export class Columns {
     let max = 0;
     let last = 0;
     let sumsq = 0;
-    const flush = () => {
-      out.t.push(bucket);
-      out.count.push(count);
-      out.sum.push(sum);
-      out.min.push(min);
-      out.max.push(max);
-      out.last.push(last);
-      out.sumsq.push(sumsq);
-    };
     for (let i = a; i < b; i++) {
       const t = w + dt[i]!;
       const x = v[i]!;
@@ -182,7 +339,7 @@ export class Columns {
       const lo = cx ? cx.min[i]! : x;
       const hi = cx ? cx.max[i]! : x;
       if (start !== bucket) {
-        if (count > 0) flush();
+        if (count > 0) out.push(bucket, count, sum, min, max, last, sumsq);
         bucket = start;
         count = c;
         sum = x;
@@ -199,8 +356,7 @@ export class Columns {
       last = cx ? cx.last[i]! : x;
       sumsq += cx ? cx.sumsq[i]! : x * x;
     }
-    flush();
-    return out;
+    out.push(bucket, count, sum, min, max, last, sumsq);
   }
 
   /** First index whose time is >= t (sorted chunks only). */
@@ -321,6 +477,12 @@ export class HeadChunk {
     if (this.flushing && this.flushing.size) out.push(this.flushing.copy(from, to));
     if (this.cols.size) out.push(this.cols.copy(from, to));
     return out;
+  }
+
+  /** Appends the buckets of `step` held here with from <= t < to to `out` (being written, then received since). */
+  bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
+    if (this.flushing && this.flushing.size) this.flushing.bucketsInto(from, to, step, out);
+    if (this.cols.size) this.cols.bucketsInto(from, to, step, out);
   }
 
   /** Loads points (from a snapshot of the old layout) as if appended in order. */

@@ -13,6 +13,15 @@ export interface Points {
   sumsq: number[];
 }
 
+/**
+ * Summary columns a read may skip, a bit each (time and sum are always read): a read for
+ * `mean` needs count and sum only, and decoding min, max, last and sumsq as well cost it
+ * most of its decoding time. A column not asked for holds anything (it may be the sum
+ * column itself).
+ */
+export const COLUMN = { count: 1, min: 2, max: 4, last: 8, sumsq: 16 } as const;
+export const ALL_COLUMNS = 31;
+
 export function emptyPoints(): Points {
   return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
 }

@@ -119,3 +119,25 @@ t.test('decoding a time range keeps exactly the points inside it', async (t) => 
     t.same(cut, { t: idx.map((i) => full.t[i]), count: idx.map((i) => full.count[i]), sum: idx.map((i) => full.sum[i]), min: idx.map((i) => full.min[i]), max: idx.map((i) => full.max[i]), last: idx.map((i) => full.last[i]), sumsq: idx.map((i) => full.sumsq[i]) }, `[${from! - win}, ${to! - win})`);
   }
 });
+
+t.test('a decode asked for some summary columns returns those exactly, and the rest of the range', async (t) => {
+  const { COLUMN, ALL_COLUMNS } = await import('../../src/tsdb/points.js');
+  const p = emptyPoints();
+  for (let i = 0; i < 50; i++) pushPoint(p, 1000 + i * 60, { count: 2 + (i % 3), sum: i * 1.5, min: -i, max: i + 0.25, last: i / 7, sumsq: i * i + 0.5 });
+  const buf = encodeChunk(p, 0);
+  const all = decodeChunk(buf, 0, 1300, 2500, ALL_COLUMNS);
+  const cases: [string, number][] = [
+    ['none (sum)', 0], ['count (mean)', COLUMN.count], ['min', COLUMN.min], ['max', COLUMN.max],
+    ['last (derivative)', COLUMN.last], ['count and sumsq (stddev)', COLUMN.count | COLUMN.sumsq],
+  ];
+  for (const [name, columns] of cases) {
+    const got = decodeChunk(buf, 0, 1300, 2500, columns);
+    t.ok(same(got.t, all.t) && same(got.sum, all.sum), `${name}: times and sums`);
+    for (const [key, bit] of Object.entries(COLUMN) as [keyof typeof COLUMN, number][]) {
+      if (columns & bit) t.ok(same(got[key], all[key]), `${name}: ${key} as decoded whole`);
+    }
+  }
+  const plain = encodeChunk({ t: [0, 60], count: [1, 1], sum: [3, 4], min: [3, 4], max: [3, 4], last: [3, 4], sumsq: [9, 16] }, 0);
+  const mean = decodeChunk(plain, 0, -Infinity, Infinity, COLUMN.count);
+  t.same([mean.count, mean.sum], [[1, 1], [3, 4]], 'plain points: count 1');
+});
