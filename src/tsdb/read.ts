@@ -7,7 +7,7 @@
 // of living, all series at once, until the last is decoded (that old-generation garbage
 // once took a third of the server's CPU in the wide soak).
 import type { EngineState } from './state.js';
-import { CACHED_STEPS, PackedBuckets, unpack, type Columns, type HeadChunk } from './head.js';
+import { CACHED_STEPS, ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk } from './chunk.js';
 import { ALL_COLUMNS, sortMerge, type Points } from './points.js';
 import { WINDOW, chunkKey, windowOf, type Tier } from './keys.js';
@@ -33,15 +33,15 @@ export async function readEach(st: EngineState, account: number, series: readonl
   const first = new Int32Array(series.length + 1);
   const keyWindow: number[] = [];
   const keyPart: number[] = [];
-  const heads: (Columns[] | undefined)[] = new Array(series.length);
-  // coarse tiers: the head's buckets, taken now into one packed array for the whole read;
-  // series n's are buckets firstBucket[n] .. firstBucket[n + 1] - 1
-  const cached = CACHED_STEPS.includes(step);
-  const buckets = cached ? new PackedBuckets(series.length * 8) : null;
-  const firstBucket = cached ? new Int32Array(series.length + 1) : null;
+  // The head's points, taken now into arrays shared by the whole read: series n's are
+  // held[n] .. held[n + 1] - 1. Coarse tiers take the buckets (one packed array), the
+  // others copies of the columns, rolled up when visited.
+  const held = new Int32Array(series.length + 1);
+  const buckets = CACHED_STEPS.includes(step) ? new PackedBuckets(series.length * 8) : null;
+  const copies = buckets ? null : new ColumnCopies(series.length * 16);
   series.forEach((id, n) => {
     first[n] = keys.length;
-    if (firstBucket) firstBucket[n] = buckets!.size;
+    held[n] = buckets ? buckets.size : copies!.size;
     const ref = st.index.byId.get(id);
     if (!ref || ref.account !== account || to <= from) return;
     st.catalog.each(id, tier, fromW, toW, (window, part) => {
@@ -55,12 +55,14 @@ export async function readEach(st: EngineState, account: number, series: readonl
       const memory: HeadChunk[] = [];
       for (const c of windows.values()) if (c.window + WINDOW > from && c.window < to) memory.push(c);
       if (memory.length > 1) memory.sort((a, b) => a.window - b.window);
-      if (buckets) for (const c of memory) c.bucketsInto(from, to, step, buckets);
-      else heads[n] = memory.flatMap((c) => c.copies(from, to));
+      for (const c of memory) {
+        if (buckets) c.bucketsInto(from, to, step, buckets);
+        else c.copyInto(from, to, copies!);
+      }
     }
   });
   first[series.length] = keys.length;
-  if (firstBucket) firstBucket[series.length] = buckets!.size;
+  held[series.length] = buckets ? buckets.size : copies!.size;
   const bufs = keys.length ? await pts.getMany(keys) : [];
   // raw parts of the old layout stored as their 60 s twin: one more getMany for those
   const shared: number[] = [];
@@ -85,11 +87,12 @@ export async function readEach(st: EngineState, account: number, series: readonl
     }
     // part numbers grow with writes across windows too; windows are disjoint in time
     if (parts.length > 1) parts.sort((a, b) => a.part - b.part);
-    // packed buckets: windows in order, each one's being written before received since
-    const memory = firstBucket
-      ? (firstBucket[n + 1]! > firstBucket[n]! ? [unpack(buckets!.buf, firstBucket[n]!, firstBucket[n + 1]!, columns)] : [])
-      : (heads[n] ?? []).map((c) => c.range(from, to, step));
-    heads[n] = undefined;
+    // windows in order, each one's being written before received since
+    const memory: Points[] = [];
+    if (held[n + 1]! > held[n]!) {
+      if (buckets) memory.push(unpack(buckets.buf, held[n]!, held[n + 1]!, columns));
+      else for (let k = held[n]!; k < held[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step));
+    }
     // head points are the newest writes of their windows
     visit(n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
   }
