@@ -23,7 +23,7 @@ function summaryColumns(size: number): SummaryColumns {
 const INITIAL = 16;
 
 /**
- * Steps whose buckets a window keeps between reads (rolledCached): the 900 s and 3600 s
+ * Steps whose buckets a window keeps between reads (rollCached): the 900 s and 3600 s
  * tiers, where a bucket stands for 15 to 60 one-minute points. The 60 s tier is not
  * cached: for points a minute apart its buckets are the points themselves.
  */
@@ -186,11 +186,13 @@ export class ColumnCopies {
 /** Roll-ups of one read are built here, then copied out at their exact size. */
 const scratch = new PackedBuckets(1024);
 
-/** The closed buckets of one step over points [0, upTo) of sorted columns. */
+/** The buckets of one step over the points of sorted columns. */
 interface RollCache {
-  closed: PackedBuckets;
-  /** the first point not in a closed bucket (the first point of the last bucket seen) */
+  buckets: PackedBuckets;
+  /** the first point of the last bucket (which later points may still join) */
   upTo: number;
+  /** the columns' version the buckets were brought up to date at */
+  version: number;
 }
 
 function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
@@ -209,6 +211,8 @@ export class Columns {
   private v: Float64Array;
   private cx: SummaryColumns | null = null;
   private n = 0;
+  /** counts appends (merges into the last point included): the bucket caches' clock */
+  private version = 0;
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
   /** buckets of the coarse steps rolled up by earlier reads (sorted columns only) */
@@ -255,6 +259,7 @@ export class Columns {
   }
 
   append(t: number, s: Summary): void {
+    this.version++;
     const n = this.n;
     const d = t - this.window;
     if (d < 0 || d >= 65536) throw new RangeError('time outside the head window');
@@ -338,7 +343,7 @@ export class Columns {
 
   /**
    * Appends the buckets of `step` with from <= t < to to `out`, as `range` would roll
-   * them up (sorted or not). For a cached step, from the buckets earlier reads closed.
+   * them up (sorted or not). For a cached step, from the buckets earlier reads kept.
    */
   bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
     if (!this.sorted || !CACHED_STEPS.includes(step)) {
@@ -351,15 +356,15 @@ export class Columns {
 
   /**
    * The buckets of a cached step (sorted columns): the whole buckets inside the range
-   * come from the buckets earlier reads closed (a bucket is closed once a point of a later
-   * bucket arrived; the columns are sorted, so nothing more can join it), the rest is
-   * rolled up from the points. A read costs the points since the previous read and the
-   * open bucket's, not the window's: repeated hourly reads of live data stop rolling up
-   * every raw point (issue 14). Every bucket is folded from the same points in the same
-   * order as an uncached roll-up, so the figures are identical to the last bit.
+   * come from the buckets earlier reads kept, the partial ones at its edges are rolled up
+   * from the points. The columns are sorted, so a point can only join the last bucket or
+   * start a new one: after appends, a read folds the last bucket again and the points
+   * since; with none, nothing. Repeated hourly reads of live data stop rolling up every
+   * raw point (issue 14). Every bucket is folded from the same points in the same order
+   * as an uncached roll-up, so the figures are identical to the last bit.
    */
   private rollCached(from: number, to: number, step: number, out: PackedBuckets): void {
-    const cache = this.cachedBuckets(step);
+    const cached = this.cachedBuckets(step);
     // whole buckets: [first, end); the partial ones at the edges come from the points
     const first = from === -Infinity ? -Infinity : Math.ceil(from / step) * step;
     const end = to === Infinity ? Infinity : Math.floor(to / step) * step;
@@ -368,29 +373,26 @@ export class Columns {
       return;
     }
     this.rollInto(this.lowerBound(from), this.lowerBound(first), step, out);
-    const closed = cache.closed;
-    out.append(closed, closed.lowerBound(first), closed.lowerBound(end));
-    this.rollInto(Math.max(cache.upTo, this.lowerBound(first)), this.lowerBound(end), step, out);
+    out.append(cached, cached.lowerBound(first), cached.lowerBound(end));
     this.rollInto(this.lowerBound(end), this.lowerBound(to), step, out);
   }
 
-  /** The closed buckets of `step`, brought up to date with the points appended since. */
-  private cachedBuckets(step: number): RollCache {
+  /**
+   * The buckets of `step` over all the points, brought up to date: the last one (it may
+   * still grow) is folded again from its points after any append, the others are kept.
+   */
+  private cachedBuckets(step: number): PackedBuckets {
     this.rolled ??= new Map();
     let cache = this.rolled.get(step);
-    if (!cache) this.rolled.set(step, (cache = { closed: new PackedBuckets(4), upTo: 0 }));
-    if (cache.upTo < this.n) {
-      const closed = cache.closed;
-      const before = closed.size;
-      this.rollInto(cache.upTo, this.n, step, closed);
-      // the last bucket may still grow: it stays open (its points are rolled up per read)
-      const open = closed.size - 1;
-      if (open >= before) {
-        cache.upTo = this.lowerBound(closed.buf[open * BUCKET]!);
-        closed.size = open;
-      }
+    if (!cache) this.rolled.set(step, (cache = { buckets: new PackedBuckets(4), upTo: 0, version: -1 }));
+    const buckets = cache.buckets;
+    if (cache.version !== this.version) {
+      if (buckets.size) buckets.size--;
+      this.rollInto(cache.upTo, this.n, step, buckets);
+      if (buckets.size) cache.upTo = this.lowerBound(buckets.buf[(buckets.size - 1) * BUCKET]!);
+      cache.version = this.version;
     }
-    return cache;
+    return buckets;
   }
 
   /** Appends buckets of `step` seconds of points [a, b) to `out` (sorted chunks only). */

@@ -37,7 +37,7 @@ export async function readEach(st: EngineState, account: number, series: readonl
   // held[n] .. held[n + 1] - 1. Coarse tiers take the buckets (one packed array), the
   // others copies of the columns, rolled up when visited.
   const held = new Int32Array(series.length + 1);
-  const buckets = CACHED_STEPS.includes(step) ? new PackedBuckets(Math.min(4096, series.length * 8)) : null;
+  const buckets = CACHED_STEPS.includes(step) ? new PackedBuckets(Math.min(65536, series.length * 8)) : null;
   const copies = buckets ? null : new ColumnCopies(Math.min(16384, series.length * 64));
   series.forEach((id, n) => {
     first[n] = keys.length;

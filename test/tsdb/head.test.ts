@@ -1,5 +1,5 @@
 // The head's coarse buckets (issue 14): reads at 900 s and 3600 s take the buckets
-// earlier reads closed instead of rolling up every raw point again, and the figures are
+// earlier reads kept instead of rolling up every raw point again, and the figures are
 // exactly those of rolling the points up, whatever the order of appends and reads.
 import t from 'tap';
 import { Columns, HeadChunk, PackedBuckets, unpack } from '../../src/tsdb/head.js';
@@ -67,7 +67,7 @@ t.test('coarse buckets read from the cache equal the raw points rolled up, to th
   t.equal(mismatches, 0, 'every read equals the raw points rolled up');
 });
 
-t.test('a read after the cache closed buckets folds only the points since, and sees a late merge into the last point', async (t) => {
+t.test('a read after cached buckets sees the points since, and a late merge into the last point', async (t) => {
   const cols = new Columns(0);
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
   for (let i = 0; i < 180; i++) cols.append(i * 60, plain(i)); // three hours
