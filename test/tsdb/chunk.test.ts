@@ -141,3 +141,40 @@ t.test('a decode asked for some summary columns returns those exactly, and the r
   const mean = decodeChunk(plain, 0, -Infinity, Infinity, COLUMN.count);
   t.same([mean.count, mean.sum], [[1, 1], [3, 4]], 'plain points: count 1');
 });
+
+t.test('sorted parts that overlap merge as a stable sort by time would merge them, to the last bit', async (t) => {
+  let seed = 3;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  let wrong = 0;
+  for (let round = 0; round < 200; round++) {
+    const parts: Points[] = Array.from({ length: 1 + Math.floor(random() * 5) }, () => {
+      const p = emptyPoints();
+      let time = Math.floor(random() * 20);
+      for (let i = Math.floor(random() * 12); i > 0; i--) {
+        const v = random() * 100 - 50;
+        pushPoint(p, time, { count: 1 + Math.floor(random() * 3), sum: v, min: v - 1, max: v + random(), last: random(), sumsq: v * v + random() });
+        time += 1 + Math.floor(random() * 4);
+      }
+      return p;
+    });
+    // the reference: every point in (time, part, index) order, equal times merged in that order
+    const all = parts.flatMap((p, k) => p.t.map((time, i) => ({ time, k, i })));
+    all.sort((a, b) => a.time - b.time || a.k - b.k || a.i - b.i);
+    const want = emptyPoints();
+    for (const { time, k, i } of all) {
+      const p = parts[k]!;
+      const n = want.t.length;
+      if (n > 0 && want.t[n - 1] === time) {
+        want.count[n - 1] += p.count[i]!;
+        want.sum[n - 1] += p.sum[i]!;
+        want.min[n - 1] = Math.min(want.min[n - 1]!, p.min[i]!);
+        want.max[n - 1] = Math.max(want.max[n - 1]!, p.max[i]!);
+        want.last[n - 1] = p.last[i]!;
+        want.sumsq[n - 1] += p.sumsq[i]!;
+      } else pushPoint(want, time, { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! });
+    }
+    const got = sortMerge(parts);
+    if (!(['t', 'count', 'sum', 'min', 'max', 'last', 'sumsq'] as const).every((f) => same(got[f], want[f]))) wrong++;
+  }
+  t.equal(wrong, 0, 'every merge equals the reference');
+});
