@@ -10,7 +10,7 @@ import type { EngineState } from './state.js';
 import { CACHED_STEPS, ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk } from './chunk.js';
 import { ALL_COLUMNS, sortMerge, type Points } from './points.js';
-import { WINDOW, chunkKey, windowOf, type Tier } from './keys.js';
+import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
 /** Receives series `n` (an index into the series asked for) once, in order. */
 export type SeriesVisitor = (n: number, points: Points) => void;
@@ -44,8 +44,9 @@ export async function readEach(st: EngineState, account: number, series: readonl
     held[n] = buckets ? buckets.size : copies!.size;
     const ref = st.index.byId.get(id);
     if (!ref || ref.account !== account || to <= from) return;
+    const prefix = chunkKeyPrefix(account, tier, id);
     st.catalog.each(id, tier, fromW, toW, (window, part) => {
-      keys.push(chunkKey(account, tier, id, window, part));
+      keys.push(chunkKeyAt(prefix, window, part));
       keyWindow.push(window);
       keyPart.push(part);
     });
