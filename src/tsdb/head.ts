@@ -329,19 +329,21 @@ export class Columns {
   /**
    * Points with from <= t < to, sorted, equal times merged; with `step`, rolled up into
    * buckets of that many seconds. In-order chunks are cut without copying the rest.
+   * `columns` (COLUMN bits): the summary columns wanted besides time and sum (for sorted
+   * columns, the others are not built and hold anything).
    */
-  range(from: number, to: number, step: number): Points {
+  range(from: number, to: number, step: number, columns = ALL_COLUMNS): Points {
     if (!this.sorted) {
       const all = sortMerge([this.columns(0, this.n)]);
       const cut = emptyPoints();
       for (let i = 0; i < all.t.length; i++) if (all.t[i]! >= from && all.t[i]! < to) copyPoint(cut, all, i);
       return step ? rollUp(cut, step) : cut;
     }
-    if (!step) return this.columns(this.lowerBound(from), this.lowerBound(to));
+    if (!step) return this.columns(this.lowerBound(from), this.lowerBound(to), columns);
     const out = scratch.reset();
     if (CACHED_STEPS.includes(step)) this.rollCached(from, to, step, out);
     else this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
-    return unpack(out.buf, 0, out.size);
+    return unpack(out.buf, 0, out.size, columns);
   }
 
   /**
@@ -455,7 +457,7 @@ export class Columns {
     return lo;
   }
 
-  private columns(a: number, b: number): Points {
+  private columns(a: number, b: number, columns = ALL_COLUMNS): Points {
     const w = this.window;
     const t = new Array<number>(b - a);
     const sum = new Array<number>(b - a);
@@ -471,7 +473,8 @@ export class Columns {
       };
     }
     // plain points: min = max = last = the value (shared arrays, never mutated in place)
-    return { t, sum, count: new Array<number>(b - a).fill(1), min: sum, max: sum, last: sum, sumsq: sum.map((x) => x * x) };
+    const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
+    return { t, sum, count, min: sum, max: sum, last: sum, sumsq: columns & COLUMN.sumsq ? sum.map((x) => x * x) : sum };
   }
 
   /** Loads points as if appended in order. */

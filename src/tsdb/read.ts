@@ -92,7 +92,7 @@ export async function readEach(st: EngineState, account: number, series: readonl
     const memory: Points[] = [];
     if (held[n + 1]! > held[n]!) {
       if (buckets) memory.push(unpack(buckets.buf, held[n]!, held[n + 1]!, columns));
-      else for (let k = held[n]!; k < held[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step));
+      else for (let k = held[n]!; k < held[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step, columns));
     }
     // head points are the newest writes of their windows
     visit(n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));

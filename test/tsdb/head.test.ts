@@ -8,15 +8,10 @@ import type { Summary } from '../../src/tsdb/sample.js';
 
 const WINDOW = 21600;
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+/** A seeded generator (Park-Miller): every run reads the same appends. */
+function rng(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 16807) % 2147483647) / 2147483647;
 }
 
 /** A plain value, or now and then a summary, with noisy floats (sums round differently in another order). */
