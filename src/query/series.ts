@@ -1,12 +1,12 @@
 // GET /v1/measurements/:name: select series through the tag index, read the chosen tier,
 // roll up to the resolution, summarise, group, order by tag pairs, paginate.
 import type { MetricCatalog } from '../domain/metrics.js';
-import type { SeriesRef, SeriesStore } from '../tsdb/engine.js';
+import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
-import { GroupFold, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
+import { GroupFold, columnsFor, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
 
 /** Series (or groups) per page. */
@@ -92,7 +92,8 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
     const unitOf = page.flatMap((unit, u) => unit.refs.map(() => u));
     // group_by excludes `all`
     const perSeries = fn as Exclude<SummaryFunction, 'all'>;
-    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, (n, p) => folds[unitOf[n]!]!.add(values(rollUp(p, resolution), perSeries, from, counter)));
+    const visit = (n: number, p: Points) => folds[unitOf[n]!]!.add(values(rollUp(p, resolution), perSeries, from, counter));
+    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(perSeries));
     page.forEach((unit, u) => {
       const measurements = folds[u]!.measurements();
       if (measurements.length) series.push({ tags: unit.tags, measurements });

@@ -3,7 +3,7 @@
 // function is computed from that merge: the downsampling of librato-api-notes §7 (min,
 // max, mean keep their function; sum, count and derivative sum up) falls out exactly,
 // and stddev is the pooled standard deviation of every sample in the bucket.
-import type { Points } from '../tsdb/engine.js';
+import { ALL_COLUMNS, COLUMN, type Points } from '../tsdb/engine.js';
 import type { SummarizeFunction } from '../domain/metric-attributes.js';
 
 export const SUMMARY_FUNCTIONS = ['sum', 'min', 'max', 'count', 'mean', 'derivative', 'stddev', 'all'] as const;
@@ -15,6 +15,23 @@ export type GroupFunction = (typeof GROUP_FUNCTIONS)[number];
 /** The metric's persisted `summarize_function` as a query summary function. */
 export function fromSummarize(f: SummarizeFunction | undefined): SummaryFunction {
   return f === undefined || f === 'average' ? 'mean' : f;
+}
+
+/**
+ * The summary columns a function reads besides time and sum (COLUMN bits): what a read
+ * for it decodes. `mean` is sum over count, so it never decodes min, max, last or sumsq.
+ */
+export function columnsFor(fn: SummaryFunction): number {
+  switch (fn) {
+    case 'sum': return 0;
+    case 'count':
+    case 'mean': return COLUMN.count;
+    case 'min': return COLUMN.min;
+    case 'max': return COLUMN.max;
+    case 'derivative': return COLUMN.last;
+    case 'stddev': return COLUMN.count | COLUMN.sumsq;
+    case 'all': return ALL_COLUMNS;
+  }
 }
 
 export interface Measurement {

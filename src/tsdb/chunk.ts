@@ -7,7 +7,7 @@
 // A chunk of plain samples (count 1, so min = max = last = sum and sumsq = sum^2) stores
 // only times and values. Input must be sorted with distinct times (sortMerge).
 import { ByteReader, ByteWriter } from './bytes.js';
-import type { Points } from './points.js';
+import { ALL_COLUMNS, COLUMN, type Points } from './points.js';
 import { readValues, writeValues } from './values.js';
 
 const SUMMARY = 1;
@@ -54,8 +54,12 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
   return w.finish();
 }
 
-/** Points of a chunk with from <= t < to (all by default). */
-export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infinity, to = Infinity): Points {
+/**
+ * Points of a chunk with from <= t < to (all by default). `columns` (COLUMN bits): the
+ * summary columns wanted besides time and sum; the others are not decoded (the columns
+ * after the last one wanted are not even parsed) and hold anything.
+ */
+export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infinity, to = Infinity, columns = ALL_COLUMNS): Points {
   const r = new ByteReader(buf);
   const n = r.uvarint();
   const flags = r.byte();
@@ -88,21 +92,30 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
   const sum: number[] = [];
   readValues(r, sum, n, a, b);
   if (flags & SUMMARY) {
-    const count: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const c = r.uvarint();
-      if (i >= a && i < b) count.push(c);
+    // count is a column of uvarints, then min, max, last and sumsq: parsed up to the last one wanted
+    const wanted = (bit: number) => (columns & bit) !== 0;
+    const count: number[] = wanted(COLUMN.count) ? [] : sum;
+    if (columns) {
+      for (let i = 0; i < n; i++) {
+        const c = r.uvarint();
+        if (i >= a && i < b && count !== sum) count.push(c);
+      }
     }
-    const min: number[] = [];
-    const max: number[] = [];
-    const last: number[] = [];
-    const sumsq: number[] = [];
-    readValues(r, min, n, a, b);
-    readValues(r, max, n, a, b);
-    readValues(r, last, n, a, b);
-    readValues(r, sumsq, n, a, b);
+    const rest = (bit: number): number[] => {
+      if (columns < bit) return sum; // nothing wanted from here on
+      const out: number[] = [];
+      if (wanted(bit)) readValues(r, out, n, a, b);
+      else readValues(r, out, n, 0, 0);
+      return wanted(bit) ? out : sum;
+    };
+    const min = rest(COLUMN.min);
+    const max = rest(COLUMN.max);
+    const last = rest(COLUMN.last);
+    const sumsq = rest(COLUMN.sumsq);
     return { t, count, sum, min, max, last, sumsq };
   }
   // plain points: min = max = last = the value (shared arrays, never mutated in place)
-  return { t, count: new Array<number>(b - a).fill(1), sum, min: sum, max: sum, last: sum, sumsq: sum.map((v) => v * v) };
+  const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
+  const sumsq = columns & COLUMN.sumsq ? sum.map((v) => v * v) : sum;
+  return { t, count, sum, min: sum, max: sum, last: sum, sumsq };
 }

@@ -31,6 +31,7 @@ import { parseChunkKey, type Tier } from './keys.js';
 export type { Tier } from './keys.js';
 export type { SeriesRef } from './series-index.js';
 export type { Points } from './points.js';
+export { COLUMN, ALL_COLUMNS } from './points.js';
 export type { EngineOptions } from './state.js';
 export type { SeriesVisitor } from './read.js';
 
@@ -40,8 +41,12 @@ export interface SeriesStore {
   select(account: number, metric: string, expr: TagExpr): SeriesRef[];
   /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
-  /** The same points handed to `visit` one series at a time, for reads too wide to hold whole. */
-  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor): Promise<void>;
+  /**
+   * The same points handed to `visit` one series at a time, for reads too wide to hold
+   * whole. `columns` (COLUMN bits, default all): the summary columns `visit` reads besides
+   * time and sum; the others may hold anything.
+   */
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number): Promise<void>;
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
   /** The distinct values of one tag across all the account's series. */
   tagValues(account: number, tag: string): Set<string>;
@@ -128,8 +133,8 @@ export class Engine implements SeriesStore {
     return readSeries(this.st, account, series, tier, from, to);
   }
 
-  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor): Promise<void> {
-    return readEach(this.st, account, series, tier, from, to, visit);
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number): Promise<void> {
+    return readEach(this.st, account, series, tier, from, to, visit, columns);
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */

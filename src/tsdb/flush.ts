@@ -4,7 +4,7 @@
 // (sortMerge) and compaction joins. Part numbers are taken when the points are taken, so
 // every WAL record holding one of these points has a lower number: replay skips the
 // samples a written part already holds (wal-replay.ts).
-import type { Columns, HeadChunk } from './head.js';
+import { CACHED_STEPS, type Columns, type HeadChunk } from './head.js';
 import type { EngineState } from './state.js';
 import { encodeChunk } from './chunk.js';
 import { rollUp } from './points.js';
@@ -39,8 +39,20 @@ export function takeFlush(st: EngineState, c: HeadChunk): Flush {
   return { chunk: c, columns, parts };
 }
 
-/** The encoded parts of a flush, in the order of `flush.parts`. */
+/**
+ * The encoded parts of a flush, in the order of `flush.parts`. The 900 s and 3600 s parts
+ * come from the columns' bucket caches (filled by reads, or now), which hold exactly what
+ * rolling the points up gives; a 60 s part whose points are the raw ones (one a minute,
+ * on the minute) is the raw part's bytes.
+ */
 export function encodeFlush(f: Flush): Buffer[] {
   const points = f.columns.points();
-  return f.parts.map((p) => encodeChunk(p.tier === 0 ? points : rollUp(points, p.tier), p.window));
+  let raw: Buffer | undefined;
+  const rawChunk = () => (raw ??= encodeChunk(points, f.chunk.window));
+  return f.parts.map((p) => {
+    if (p.tier === 0) return rawChunk();
+    if (CACHED_STEPS.includes(p.tier)) return encodeChunk(f.columns.range(-Infinity, Infinity, p.tier), p.window);
+    const rolled = rollUp(points, p.tier);
+    return rolled === points && p.window === f.chunk.window ? rawChunk() : encodeChunk(rolled, p.window);
+  });
 }

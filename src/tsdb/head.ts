@@ -3,7 +3,7 @@
 // columns are allocated only when a series receives a summary. Durability comes from the
 // WAL until a checkpoint writes these points as chunk parts (checkpoint.ts) and empties
 // the head: its size follows the rate times the checkpoint interval, never the window.
-import { copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
+import { ALL_COLUMNS, COLUMN, copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
 import { isPlainSummary, type Summary } from './sample.js';
 
 interface SummaryColumns {
@@ -14,7 +14,189 @@ interface SummaryColumns {
   sumsq: Float64Array;
 }
 
+const SUMMARY_KEYS = ['count', 'min', 'max', 'last', 'sumsq'] as const;
+
+function summaryColumns(size: number): SummaryColumns {
+  return { count: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size), last: new Float64Array(size), sumsq: new Float64Array(size) };
+}
+
 const INITIAL = 16;
+
+/**
+ * Steps whose buckets a window keeps between reads (rollCached): the 900 s and 3600 s
+ * tiers, where a bucket stands for 15 to 60 one-minute points. The 60 s tier is not
+ * cached: for points a minute apart its buckets are the points themselves.
+ */
+export const CACHED_STEPS: readonly number[] = [900, 3600];
+
+/** Numbers a bucket in PackedBuckets: time, count, sum, min, max, last, sumsq. */
+const BUCKET = 7;
+
+/**
+ * Summaries packed seven numbers each (time, count, sum, min, max, last, sumsq) in one
+ * Float64Array that grows: what a read takes from the head for a coarse tier is one such
+ * array for all its series, not seven arrays a window (those, held across the read's
+ * LevelDB fetch, were promoted and cost more in garbage collection than the roll-up).
+ */
+export class PackedBuckets {
+  buf: Float64Array;
+  /** buckets held */
+  size = 0;
+
+  constructor(capacity = 64) {
+    this.buf = new Float64Array(capacity * BUCKET);
+  }
+
+  reset(): this {
+    this.size = 0;
+    return this;
+  }
+
+  push(t: number, count: number, sum: number, min: number, max: number, last: number, sumsq: number): void {
+    let at = this.size * BUCKET;
+    if (at === this.buf.length) this.grow(this.size + 1);
+    const buf = this.buf;
+    buf[at++] = t;
+    buf[at++] = count;
+    buf[at++] = sum;
+    buf[at++] = min;
+    buf[at++] = max;
+    buf[at++] = last;
+    buf[at] = sumsq;
+    this.size++;
+  }
+
+  /** Appends buckets [a, b) of `src`. */
+  append(src: PackedBuckets, a: number, b: number): void {
+    if (a >= b) return;
+    if ((this.size + b - a) * BUCKET > this.buf.length) this.grow(this.size + b - a);
+    // a loop, not set(subarray()): a view a window per read cost more than the copy
+    const from = src.buf;
+    const to = this.buf;
+    for (let i = a * BUCKET, at = this.size * BUCKET, end = b * BUCKET; i < end; i++, at++) to[at] = from[i]!;
+    this.size += b - a;
+  }
+
+  /** The first bucket whose time is >= t (buckets in time order). */
+  lowerBound(t: number): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.buf[mid * BUCKET]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** A copy of the buckets, exactly as long as they are. */
+  private grow(buckets: number): void {
+    const next = new Float64Array(Math.max(buckets, this.size * 2) * BUCKET);
+    next.set(this.buf.subarray(0, this.size * BUCKET));
+    this.buf = next;
+  }
+}
+
+/**
+ * Buckets [a, b) of a packed array as points, in the packing order. `columns` (COLUMN
+ * bits): the summary columns wanted besides time and sum; the others hold anything.
+ */
+export function unpack(buf: Float64Array, a: number, b: number, columns = ALL_COLUMNS): Points {
+  const n = b - a;
+  const t = new Array<number>(n);
+  const sum = new Array<number>(n);
+  for (let i = 0, at = a * BUCKET; i < n; i++, at += BUCKET) {
+    t[i] = buf[at]!;
+    sum[i] = buf[at + 2]!;
+  }
+  const column = (bit: number, offset: number): number[] => {
+    if (!(columns & bit)) return sum;
+    const out = new Array<number>(n);
+    for (let i = 0, at = a * BUCKET + offset; i < n; i++, at += BUCKET) out[i] = buf[at]!;
+    return out;
+  };
+  return { t, sum, count: column(COLUMN.count, 1), min: column(COLUMN.min, 3), max: column(COLUMN.max, 4), last: column(COLUMN.last, 5), sumsq: column(COLUMN.sumsq, 6) };
+}
+
+/**
+ * Copies of head columns for one read, in typed arrays shared by all its series that
+ * grow as needed: a read of the last hour of 10,000 series took 20,000 typed-array
+ * slices, each with its own backing store, and most of its time went to allocating and
+ * collecting them. Copy k is read back as a Columns of views (columns(k)).
+ */
+export class ColumnCopies {
+  private dt: Uint16Array;
+  private v: Float64Array;
+  private cx: SummaryColumns | null = null;
+  private used = 0;
+  /** per copy: window, first index, end index, 1 if sorted + 2 if summary columns */
+  private readonly meta: number[] = [];
+
+  constructor(capacity = 1024) {
+    this.dt = new Uint16Array(capacity);
+    this.v = new Float64Array(capacity);
+  }
+
+  /** copies made */
+  get size(): number {
+    return this.meta.length / 4;
+  }
+
+  add(window: number, sorted: boolean, dt: Uint16Array, v: Float64Array, cx: SummaryColumns | null, a: number, b: number): void {
+    const n = b - a;
+    const at = this.used;
+    if (at + n > this.v.length) this.grow(at + n);
+    if (cx && !this.cx) this.cx = summaryColumns(this.v.length);
+    const out = this.cx;
+    for (let i = 0; i < n; i++) {
+      this.dt[at + i] = dt[a + i]!;
+      this.v[at + i] = v[a + i]!;
+    }
+    if (cx && out) {
+      for (const k of SUMMARY_KEYS) {
+        const src = cx[k];
+        const dst = out[k];
+        for (let i = 0; i < n; i++) dst[at + i] = src[a + i]!;
+      }
+    }
+    this.used = at + n;
+    this.meta.push(window, at, at + n, (sorted ? 1 : 0) | (cx ? 2 : 0));
+  }
+
+  /** Copy k, as columns viewing these arrays. */
+  columns(k: number): Columns {
+    const m = this.meta;
+    const window = m[4 * k]!;
+    const a = m[4 * k + 1]!;
+    const b = m[4 * k + 2]!;
+    const flags = m[4 * k + 3]!;
+    const cx = this.cx;
+    return new Columns(window, 0, {
+      dt: this.dt.subarray(a, b), v: this.v.subarray(a, b), sorted: (flags & 1) !== 0,
+      cx: flags & 2 && cx ? { count: cx.count.subarray(a, b), min: cx.min.subarray(a, b), max: cx.max.subarray(a, b), last: cx.last.subarray(a, b), sumsq: cx.sumsq.subarray(a, b) } : null,
+    });
+  }
+
+  private grow(size: number): void {
+    const next = Math.max(size, this.v.length * 2);
+    this.dt = grow(this.dt, next);
+    this.v = grow(this.v, next);
+    const cx = this.cx;
+    if (cx) this.cx = { count: grow(cx.count, next), min: grow(cx.min, next), max: grow(cx.max, next), last: grow(cx.last, next), sumsq: grow(cx.sumsq, next) };
+  }
+}
+
+/** Roll-ups of one read are built here, then copied out at their exact size. */
+const scratch = new PackedBuckets(1024);
+
+/** The buckets of one step over the points of sorted columns. */
+interface RollCache {
+  buckets: PackedBuckets;
+  /** the first point of the last bucket (which later points may still join) */
+  upTo: number;
+  /** the columns' version the buckets were brought up to date at */
+  version: number;
+}
 
 function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
   const next = new (a.constructor as { new (n: number): T })(size);
@@ -32,8 +214,12 @@ export class Columns {
   private v: Float64Array;
   private cx: SummaryColumns | null = null;
   private n = 0;
+  /** counts appends (merges into the last point included): the bucket caches' clock */
+  private version = 0;
   /** times strictly increasing (in-order appends): ranges can be cut by binary search */
   sorted = true;
+  /** buckets of the coarse steps rolled up by earlier reads (sorted columns only) */
+  private rolled: Map<number, RollCache> | null = null;
   /** the oldest WAL record holding one of these points (null: none, e.g. loaded from a snapshot) */
   firstSeq: number | null = null;
   /** when the first of these points arrived */
@@ -59,13 +245,16 @@ export class Columns {
    * series while the read holds every series of the query.
    */
   copy(from: number, to: number): Columns {
+    const copies = new ColumnCopies(0);
+    this.copyInto(from, to, copies);
+    return copies.columns(0);
+  }
+
+  /** Appends a copy of the points with from <= t < to (all of them when unsorted) to `copies`. */
+  copyInto(from: number, to: number, copies: ColumnCopies): void {
     const a = this.sorted ? this.lowerBound(from) : 0;
     const b = this.sorted ? this.lowerBound(to) : this.n;
-    const cx = this.cx;
-    return new Columns(this.window, 0, {
-      dt: this.dt.slice(a, b), v: this.v.slice(a, b), sorted: this.sorted,
-      cx: cx && { count: cx.count.slice(a, b), min: cx.min.slice(a, b), max: cx.max.slice(a, b), last: cx.last.slice(a, b), sumsq: cx.sumsq.slice(a, b) },
-    });
+    copies.add(this.window, this.sorted, this.dt, this.v, this.cx, a, b);
   }
 
   get size(): number {
@@ -73,6 +262,7 @@ export class Columns {
   }
 
   append(t: number, s: Summary): void {
+    this.version++;
     const n = this.n;
     const d = t - this.window;
     if (d < 0 || d >= 65536) throw new RangeError('time outside the head window');
@@ -82,7 +272,10 @@ export class Columns {
     }
     const plain = isPlainSummary(s);
     if (!plain && !this.cx) this.expand();
-    if (n > 0 && d < this.dt[n - 1]!) this.sorted = false;
+    if (n > 0 && d < this.dt[n - 1]!) {
+      this.sorted = false;
+      this.rolled = null;
+    }
     if (n === this.v.length) this.resize(n + (n >> 1) + 8);
     this.dt[n] = d;
     this.v[n] = s.sum;
@@ -119,7 +312,7 @@ export class Columns {
   private expand(): void {
     const size = this.v.length;
     const v = this.v;
-    const cx: SummaryColumns = { count: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size), last: new Float64Array(size), sumsq: new Float64Array(size) };
+    const cx = summaryColumns(size);
     for (let i = 0; i < this.n; i++) {
       cx.count[i] = 1;
       cx.min[i] = cx.max[i] = cx.last[i] = v[i]!;
@@ -136,23 +329,80 @@ export class Columns {
   /**
    * Points with from <= t < to, sorted, equal times merged; with `step`, rolled up into
    * buckets of that many seconds. In-order chunks are cut without copying the rest.
+   * `columns` (COLUMN bits): the summary columns wanted besides time and sum (for sorted
+   * columns, the others are not built and hold anything).
    */
-  range(from: number, to: number, step: number): Points {
+  range(from: number, to: number, step: number, columns = ALL_COLUMNS): Points {
     if (!this.sorted) {
       const all = sortMerge([this.columns(0, this.n)]);
       const cut = emptyPoints();
       for (let i = 0; i < all.t.length; i++) if (all.t[i]! >= from && all.t[i]! < to) copyPoint(cut, all, i);
       return step ? rollUp(cut, step) : cut;
     }
-    const a = this.lowerBound(from);
-    const b = this.lowerBound(to);
-    return step ? this.rolledUp(a, b, step) : this.columns(a, b);
+    if (!step) return this.columns(this.lowerBound(from), this.lowerBound(to), columns);
+    const out = scratch.reset();
+    if (CACHED_STEPS.includes(step)) this.rollCached(from, to, step, out);
+    else this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
+    return unpack(out.buf, 0, out.size, columns);
   }
 
-  /** Buckets of `step` seconds straight from the typed columns (sorted chunks only). */
-  private rolledUp(a: number, b: number, step: number): Points {
-    const out: Points = { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
-    if (a >= b) return out;
+  /**
+   * Appends the buckets of `step` with from <= t < to to `out`, as `range` would roll
+   * them up (sorted or not). For a cached step, from the buckets earlier reads kept.
+   */
+  bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
+    if (!this.sorted || !CACHED_STEPS.includes(step)) {
+      const p = this.range(from, to, step);
+      for (let i = 0; i < p.t.length; i++) out.push(p.t[i]!, p.count[i]!, p.sum[i]!, p.min[i]!, p.max[i]!, p.last[i]!, p.sumsq[i]!);
+      return;
+    }
+    this.rollCached(from, to, step, out);
+  }
+
+  /**
+   * The buckets of a cached step (sorted columns): the whole buckets inside the range
+   * come from the buckets earlier reads kept, the partial ones at its edges are rolled up
+   * from the points. The columns are sorted, so a point can only join the last bucket or
+   * start a new one: after appends, a read folds the last bucket again and the points
+   * since; with none, nothing. Repeated hourly reads of live data stop rolling up every
+   * raw point (issue 14). Every bucket is folded from the same points in the same order
+   * as an uncached roll-up, so the figures are identical to the last bit.
+   */
+  private rollCached(from: number, to: number, step: number, out: PackedBuckets): void {
+    const cached = this.cachedBuckets(step);
+    // whole buckets: [first, end); the partial ones at the edges come from the points
+    const first = from === -Infinity ? -Infinity : Math.ceil(from / step) * step;
+    const end = to === Infinity ? Infinity : Math.floor(to / step) * step;
+    if (first >= end) {
+      this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
+      return;
+    }
+    this.rollInto(this.lowerBound(from), this.lowerBound(first), step, out);
+    out.append(cached, cached.lowerBound(first), cached.lowerBound(end));
+    this.rollInto(this.lowerBound(end), this.lowerBound(to), step, out);
+  }
+
+  /**
+   * The buckets of `step` over all the points, brought up to date: the last one (it may
+   * still grow) is folded again from its points after any append, the others are kept.
+   */
+  private cachedBuckets(step: number): PackedBuckets {
+    this.rolled ??= new Map();
+    let cache = this.rolled.get(step);
+    if (!cache) this.rolled.set(step, (cache = { buckets: new PackedBuckets(4), upTo: 0, version: -1 }));
+    const buckets = cache.buckets;
+    if (cache.version !== this.version) {
+      if (buckets.size) buckets.size--;
+      this.rollInto(cache.upTo, this.n, step, buckets);
+      if (buckets.size) cache.upTo = this.lowerBound(buckets.buf[(buckets.size - 1) * BUCKET]!);
+      cache.version = this.version;
+    }
+    return buckets;
+  }
+
+  /** Appends buckets of `step` seconds of points [a, b) to `out` (sorted chunks only). */
+  private rollInto(a: number, b: number, step: number, out: PackedBuckets): void {
+    if (a >= b) return;
     const w = this.window;
     const dt = this.dt;
     const v = this.v;
@@ -165,15 +415,6 @@ export class Columns {
     let max = 0;
     let last = 0;
     let sumsq = 0;
-    const flush = () => {
-      out.t.push(bucket);
-      out.count.push(count);
-      out.sum.push(sum);
-      out.min.push(min);
-      out.max.push(max);
-      out.last.push(last);
-      out.sumsq.push(sumsq);
-    };
     for (let i = a; i < b; i++) {
       const t = w + dt[i]!;
       const x = v[i]!;
@@ -182,7 +423,7 @@ export class Columns {
       const lo = cx ? cx.min[i]! : x;
       const hi = cx ? cx.max[i]! : x;
       if (start !== bucket) {
-        if (count > 0) flush();
+        if (count > 0) out.push(bucket, count, sum, min, max, last, sumsq);
         bucket = start;
         count = c;
         sum = x;
@@ -199,8 +440,7 @@ export class Columns {
       last = cx ? cx.last[i]! : x;
       sumsq += cx ? cx.sumsq[i]! : x * x;
     }
-    flush();
-    return out;
+    out.push(bucket, count, sum, min, max, last, sumsq);
   }
 
   /** First index whose time is >= t (sorted chunks only). */
@@ -217,7 +457,7 @@ export class Columns {
     return lo;
   }
 
-  private columns(a: number, b: number): Points {
+  private columns(a: number, b: number, columns = ALL_COLUMNS): Points {
     const w = this.window;
     const t = new Array<number>(b - a);
     const sum = new Array<number>(b - a);
@@ -233,7 +473,8 @@ export class Columns {
       };
     }
     // plain points: min = max = last = the value (shared arrays, never mutated in place)
-    return { t, sum, count: new Array<number>(b - a).fill(1), min: sum, max: sum, last: sum, sumsq: sum.map((x) => x * x) };
+    const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
+    return { t, sum, count, min: sum, max: sum, last: sum, sumsq: columns & COLUMN.sumsq ? sum.map((x) => x * x) : sum };
   }
 
   /** Loads points as if appended in order. */
@@ -315,12 +556,16 @@ export class HeadChunk {
     }
   }
 
-  /** Copies of what is held here with from <= t < to (being written, then received since), oldest first. */
-  copies(from: number, to: number): Columns[] {
-    const out: Columns[] = [];
-    if (this.flushing && this.flushing.size) out.push(this.flushing.copy(from, to));
-    if (this.cols.size) out.push(this.cols.copy(from, to));
-    return out;
+  /** Copies what is held here with from <= t < to into `copies` (being written, then received since). */
+  copyInto(from: number, to: number, copies: ColumnCopies): void {
+    if (this.flushing && this.flushing.size) this.flushing.copyInto(from, to, copies);
+    if (this.cols.size) this.cols.copyInto(from, to, copies);
+  }
+
+  /** Appends the buckets of `step` held here with from <= t < to to `out` (being written, then received since). */
+  bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
+    if (this.flushing && this.flushing.size) this.flushing.bucketsInto(from, to, step, out);
+    if (this.cols.size) this.cols.bucketsInto(from, to, step, out);
   }
 
   /** Loads points (from a snapshot of the old layout) as if appended in order. */

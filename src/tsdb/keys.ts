@@ -44,12 +44,22 @@ export function hex12(n: number): string {
 
 /** `<account>!<tier><series><window><part>`: one chunk (or partial chunk) of points. */
 export function chunkKey(account: number, tier: Tier, series: number, window: number, part: number): string {
-  return `${account}!${TIER_CHAR[tier]}${hex8(series)}${hex8(window)}${hex12(part)}`;
+  return chunkKeyAt(chunkKeyPrefix(account, tier, series), window, part);
+}
+
+/** What every chunk key of one series in one tier starts with (a read builds it once a series). */
+export function chunkKeyPrefix(account: number, tier: Tier, series: number): string {
+  return `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
+}
+
+/** The chunk key of a window and part under a prefix from chunkKeyPrefix. */
+export function chunkKeyAt(prefix: string, window: number, part: number): string {
+  return `${prefix}${hex8(window)}${hex12(part)}`;
 }
 
 /** Every chunk key of one series in one tier. */
 export function seriesRange(account: number, tier: Tier, series: number): { gte: string; lt: string } {
-  const p = `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
+  const p = chunkKeyPrefix(account, tier, series);
   return { gte: p, lt: p + '~' };
 }
 

@@ -13,6 +13,15 @@ export interface Points {
   sumsq: number[];
 }
 
+/**
+ * Summary columns a read may skip, a bit each (time and sum are always read): a read for
+ * `mean` needs count and sum only, and decoding min, max, last and sumsq as well cost it
+ * most of its decoding time. A column not asked for holds anything (it may be the sum
+ * column itself).
+ */
+export const COLUMN = { count: 1, min: 2, max: 4, last: 8, sumsq: 16 } as const;
+export const ALL_COLUMNS = 31;
+
 export function emptyPoints(): Points {
   return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
 }
@@ -51,6 +60,7 @@ export function sortMerge(parts: Points[]): Points {
     if (!isStrictlySorted(t) || (i > 0 && filled[i - 1]!.t[filled[i - 1]!.t.length - 1]! >= t[0]!)) disjoint = false;
   }
   if (disjoint) return filled.length === 1 ? filled[0]! : concat(filled);
+  if (filled.every((p) => isStrictlySorted(p.t))) return mergeSorted(filled);
   const order: { part: number; idx: number; t: number }[] = [];
   for (let p = 0; p < parts.length; p++) {
     const pt = parts[p]!.t;
@@ -66,6 +76,33 @@ export function sortMerge(parts: Points[]): Points {
     else copyPoint(out, src, o.idx);
   }
   return out;
+}
+
+/**
+ * Sorted parts merged k ways, without an object per point: at equal times the earlier
+ * part's point comes first and a later part's merges into it, as the stable sort orders
+ * them (so the same additions in the same order). The common overlap: a bucket split
+ * across two checkpoints, in a stored part and in the head.
+ */
+function mergeSorted(parts: Points[]): Points {
+  const at = new Array<number>(parts.length).fill(0);
+  const out = emptyPoints();
+  for (;;) {
+    let best = -1;
+    let time = Infinity;
+    for (let p = 0; p < parts.length; p++) {
+      const t = parts[p]!.t[at[p]!];
+      if (t !== undefined && t < time) {
+        time = t;
+        best = p;
+      }
+    }
+    if (best < 0) return out;
+    const n = out.t.length;
+    if (n > 0 && out.t[n - 1] === time) mergeInto(out, n - 1, parts[best]!, at[best]!);
+    else copyPoint(out, parts[best]!, at[best]!);
+    at[best]!++;
+  }
 }
 
 function concat(parts: Points[]): Points {

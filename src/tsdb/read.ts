@@ -7,19 +7,21 @@
 // of living, all series at once, until the last is decoded (that old-generation garbage
 // once took a third of the server's CPU in the wide soak).
 import type { EngineState } from './state.js';
-import type { Columns, HeadChunk } from './head.js';
+import { CACHED_STEPS, ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk } from './chunk.js';
-import { sortMerge, type Points } from './points.js';
-import { WINDOW, chunkKey, windowOf, type Tier } from './keys.js';
+import { ALL_COLUMNS, sortMerge, type Points } from './points.js';
+import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
 /** Receives series `n` (an index into the series asked for) once, in order. */
 export type SeriesVisitor = (n: number, points: Points) => void;
 
 /**
  * Calls `visit` for each series in order with its points at a tier, from <= t < to,
- * sorted, equal times merged. The points are the visitor's to keep or drop.
+ * sorted, equal times merged. The points are the visitor's to keep or drop. `columns`
+ * (COLUMN bits): the summary columns the visitor reads besides time and sum; the others
+ * are not decoded and hold anything.
  */
-export async function readEach(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor): Promise<void> {
+export async function readEach(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns = ALL_COLUMNS): Promise<void> {
   const pts = st.keyspaces.pts;
   const fromW = windowOf(from, tier);
   const toW = windowOf(to - 1, tier);
@@ -31,13 +33,20 @@ export async function readEach(st: EngineState, account: number, series: readonl
   const first = new Int32Array(series.length + 1);
   const keyWindow: number[] = [];
   const keyPart: number[] = [];
-  const heads: (Columns[] | undefined)[] = new Array(series.length);
+  // The head's points, taken now into arrays shared by the whole read: series n's are
+  // held[n] .. held[n + 1] - 1. Coarse tiers take the buckets (one packed array), the
+  // others copies of the columns, rolled up when visited.
+  const held = new Int32Array(series.length + 1);
+  const buckets = CACHED_STEPS.includes(step) ? new PackedBuckets(Math.min(65536, series.length * 8)) : null;
+  const copies = buckets ? null : new ColumnCopies(Math.min(16384, series.length * 64));
   series.forEach((id, n) => {
     first[n] = keys.length;
+    held[n] = buckets ? buckets.size : copies!.size;
     const ref = st.index.byId.get(id);
     if (!ref || ref.account !== account || to <= from) return;
+    const prefix = chunkKeyPrefix(account, tier, id);
     st.catalog.each(id, tier, fromW, toW, (window, part) => {
-      keys.push(chunkKey(account, tier, id, window, part));
+      keys.push(chunkKeyAt(prefix, window, part));
       keyWindow.push(window);
       keyPart.push(part);
     });
@@ -46,10 +55,15 @@ export async function readEach(st: EngineState, account: number, series: readonl
       // copies taken now (later appends do not leak into this read), rolled up when visited
       const memory: HeadChunk[] = [];
       for (const c of windows.values()) if (c.window + WINDOW > from && c.window < to) memory.push(c);
-      if (memory.length) heads[n] = memory.sort((a, b) => a.window - b.window).flatMap((c) => c.copies(from, to));
+      if (memory.length > 1) memory.sort((a, b) => a.window - b.window);
+      for (const c of memory) {
+        if (buckets) c.bucketsInto(from, to, step, buckets);
+        else c.copyInto(from, to, copies!);
+      }
     }
   });
   first[series.length] = keys.length;
+  held[series.length] = buckets ? buckets.size : copies!.size;
   const bufs = keys.length ? await pts.getMany(keys) : [];
   // raw parts of the old layout stored as their 60 s twin: one more getMany for those
   const shared: number[] = [];
@@ -70,20 +84,24 @@ export async function readEach(st: EngineState, account: number, series: readonl
       const buf = bufs[i];
       bufs[i] = undefined; // let it go with the series
       if (!buf) continue; // merged or expired meanwhile
-      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to) });
+      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to, columns) });
     }
     // part numbers grow with writes across windows too; windows are disjoint in time
     if (parts.length > 1) parts.sort((a, b) => a.part - b.part);
-    const memory = (heads[n] ?? []).map((c) => c.range(from, to, step));
-    heads[n] = undefined;
+    // windows in order, each one's being written before received since
+    const memory: Points[] = [];
+    if (held[n + 1]! > held[n]!) {
+      if (buckets) memory.push(unpack(buckets.buf, held[n]!, held[n + 1]!, columns));
+      else for (let k = held[n]!; k < held[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step, columns));
+    }
     // head points are the newest writes of their windows
     visit(n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
   }
 }
 
 /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
-export async function readSeries(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
+export async function readSeries(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, columns = ALL_COLUMNS): Promise<Points[]> {
   const out: Points[] = new Array(series.length);
-  await readEach(st, account, series, tier, from, to, (n, p) => { out[n] = p; });
+  await readEach(st, account, series, tier, from, to, (n, p) => { out[n] = p; }, columns);
   return out;
 }

@@ -119,3 +119,62 @@ t.test('decoding a time range keeps exactly the points inside it', async (t) => 
     t.same(cut, { t: idx.map((i) => full.t[i]), count: idx.map((i) => full.count[i]), sum: idx.map((i) => full.sum[i]), min: idx.map((i) => full.min[i]), max: idx.map((i) => full.max[i]), last: idx.map((i) => full.last[i]), sumsq: idx.map((i) => full.sumsq[i]) }, `[${from! - win}, ${to! - win})`);
   }
 });
+
+t.test('a decode asked for some summary columns returns those exactly, and the rest of the range', async (t) => {
+  const { COLUMN, ALL_COLUMNS } = await import('../../src/tsdb/points.js');
+  const p = emptyPoints();
+  for (let i = 0; i < 50; i++) pushPoint(p, 1000 + i * 60, { count: 2 + (i % 3), sum: i * 1.5, min: -i, max: i + 0.25, last: i / 7, sumsq: i * i + 0.5 });
+  const buf = encodeChunk(p, 0);
+  const all = decodeChunk(buf, 0, 1300, 2500, ALL_COLUMNS);
+  const cases: [string, number][] = [
+    ['none (sum)', 0], ['count (mean)', COLUMN.count], ['min', COLUMN.min], ['max', COLUMN.max],
+    ['last (derivative)', COLUMN.last], ['count and sumsq (stddev)', COLUMN.count | COLUMN.sumsq],
+  ];
+  for (const [name, columns] of cases) {
+    const got = decodeChunk(buf, 0, 1300, 2500, columns);
+    t.ok(same(got.t, all.t) && same(got.sum, all.sum), `${name}: times and sums`);
+    for (const [key, bit] of Object.entries(COLUMN) as [keyof typeof COLUMN, number][]) {
+      if (columns & bit) t.ok(same(got[key], all[key]), `${name}: ${key} as decoded whole`);
+    }
+  }
+  const plain = encodeChunk({ t: [0, 60], count: [1, 1], sum: [3, 4], min: [3, 4], max: [3, 4], last: [3, 4], sumsq: [9, 16] }, 0);
+  const mean = decodeChunk(plain, 0, -Infinity, Infinity, COLUMN.count);
+  t.same([mean.count, mean.sum], [[1, 1], [3, 4]], 'plain points: count 1');
+});
+
+t.test('sorted parts that overlap merge as a stable sort by time would merge them, to the last bit', async (t) => {
+  let seed = 3;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  let wrong = 0;
+  for (let round = 0; round < 200; round++) {
+    const parts: Points[] = Array.from({ length: 1 + Math.floor(random() * 5) }, () => {
+      const p = emptyPoints();
+      let time = Math.floor(random() * 20);
+      for (let i = Math.floor(random() * 12); i > 0; i--) {
+        const v = random() * 100 - 50;
+        pushPoint(p, time, { count: 1 + Math.floor(random() * 3), sum: v, min: v - 1, max: v + random(), last: random(), sumsq: v * v + random() });
+        time += 1 + Math.floor(random() * 4);
+      }
+      return p;
+    });
+    // the reference: every point in (time, part, index) order, equal times merged in that order
+    const all = parts.flatMap((p, k) => p.t.map((time, i) => ({ time, k, i })));
+    all.sort((a, b) => a.time - b.time || a.k - b.k || a.i - b.i);
+    const want = emptyPoints();
+    for (const { time, k, i } of all) {
+      const p = parts[k]!;
+      const n = want.t.length;
+      if (n > 0 && want.t[n - 1] === time) {
+        want.count[n - 1] += p.count[i]!;
+        want.sum[n - 1] += p.sum[i]!;
+        want.min[n - 1] = Math.min(want.min[n - 1]!, p.min[i]!);
+        want.max[n - 1] = Math.max(want.max[n - 1]!, p.max[i]!);
+        want.last[n - 1] = p.last[i]!;
+        want.sumsq[n - 1] += p.sumsq[i]!;
+      } else pushPoint(want, time, { count: p.count[i]!, sum: p.sum[i]!, min: p.min[i]!, max: p.max[i]!, last: p.last[i]!, sumsq: p.sumsq[i]! });
+    }
+    const got = sortMerge(parts);
+    if (!(['t', 'count', 'sum', 'min', 'max', 'last', 'sumsq'] as const).every((f) => same(got[f], want[f]))) wrong++;
+  }
+  t.equal(wrong, 0, 'every merge equals the reference');
+});

@@ -1,0 +1,100 @@
+// The head's coarse buckets (issue 14): reads at 900 s and 3600 s take the buckets
+// earlier reads kept instead of rolling up every raw point again, and the figures are
+// exactly those of rolling the points up, whatever the order of appends and reads.
+import t from 'tap';
+import { Columns, HeadChunk, PackedBuckets, unpack } from '../../src/tsdb/head.js';
+import { ALL_COLUMNS, COLUMN, rollUp, type Points } from '../../src/tsdb/points.js';
+import type { Summary } from '../../src/tsdb/sample.js';
+
+const WINDOW = 21600;
+
+/** A seeded generator (Park-Miller): every run reads the same appends. */
+function rng(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 16807) % 2147483647) / 2147483647;
+}
+
+/** A plain value, or now and then a summary, with noisy floats (sums round differently in another order). */
+function sample(random: () => number): Summary {
+  const v = random() * 1000 - 500 + random() / 3;
+  if (random() < 0.8) return { count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v };
+  const w = v + random() * 10;
+  return { count: 2, sum: v + w, min: v, max: w, last: w, sumsq: v * v + w * w };
+}
+
+const FIELDS = ['t', 'count', 'sum', 'min', 'max', 'last', 'sumsq'] as const;
+
+/** Whether two sets of points are equal, column by column, to the last bit. */
+function identical(a: Points, b: Points): boolean {
+  return FIELDS.every((f) => a[f].length === b[f].length && a[f].every((x, i) => Object.is(x, b[f][i])));
+}
+
+/** The buckets as reading the raw points and rolling them up gives them. */
+function expected(cols: Columns, from: number, to: number, step: number): Points {
+  return rollUp(cols.range(from, to, 0), step);
+}
+
+t.test('coarse buckets read from the cache equal the raw points rolled up, to the last bit', async (t) => {
+  const random = rng(7);
+  let mismatches = 0;
+  let reads = 0;
+  for (let round = 0; round < 40; round++) {
+    const cols = new Columns(0);
+    let time = Math.floor(random() * 600);
+    const unsortedAt = round % 4 === 3 ? Math.floor(random() * 300) : -1; // some rounds end unsorted
+    for (let i = 0; i < 400 && time < WINDOW; i++) {
+      // in order, now and then the same second again (merged into the last point)
+      if (i === unsortedAt) cols.append(Math.max(0, time - 5000), sample(random));
+      else cols.append(time, sample(random));
+      if (random() < 0.8) time += 1 + Math.floor(random() * 120);
+      if (random() < 0.15) {
+        for (const step of [900, 3600]) {
+          const from = random() < 0.5 ? Math.floor(random() * WINDOW) : Math.floor(random() * 24) * 900;
+          const to = random() < 0.2 ? Infinity : from + Math.floor(random() * WINDOW);
+          reads++;
+          if (!identical(cols.range(from, to, step), expected(cols, from, to, step))) mismatches++;
+          if (!identical(cols.range(-Infinity, Infinity, step), expected(cols, -Infinity, Infinity, step))) mismatches++;
+        }
+      }
+    }
+  }
+  t.ok(reads > 500, `${reads} reads`);
+  t.equal(mismatches, 0, 'every read equals the raw points rolled up');
+});
+
+t.test('a read after cached buckets sees the points since, and a late merge into the last point', async (t) => {
+  const cols = new Columns(0);
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  for (let i = 0; i < 180; i++) cols.append(i * 60, plain(i)); // three hours
+  const before = cols.range(0, WINDOW, 3600);
+  t.same(before.t, [0, 3600, 7200]);
+  t.same(before.count, [60, 60, 60]);
+  cols.append(179 * 60, plain(1000)); // the same second as the last point: merged into it
+  cols.append(180 * 60, plain(5)); // a new hour
+  const after = cols.range(0, WINDOW, 3600);
+  t.same(after.t, [0, 3600, 7200, 10800]);
+  t.same(after.count, [60, 60, 61, 1], 'the merged point counts in its (still open) hour');
+  t.equal(after.sum[2], before.sum[2]! + 1000);
+  t.equal(after.last[2], 1000, 'the later write is the hour\'s last');
+  t.same(after, expected(cols, 0, WINDOW, 3600));
+  cols.append(30, plain(-1)); // out of order: the cache is dropped, reads roll up the points
+  t.same(cols.range(0, WINDOW, 3600), expected(cols, 0, WINDOW, 3600));
+});
+
+t.test('a head chunk hands a read its buckets packed: being written, then received since', async (t) => {
+  const c = new HeadChunk(1, 1, 0);
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  for (let i = 0; i < 90; i++) c.append(i * 60, plain(i), 1);
+  c.capture();
+  for (let i = 90; i < 150; i++) c.append(i * 60, plain(i), 2);
+  const out = new PackedBuckets(1);
+  c.bucketsInto(0, WINDOW, 3600, out);
+  const p = unpack(out.buf, 0, out.size);
+  // the hour split by the checkpoint comes twice: reads merge the two partial summaries
+  t.same(p.t, [0, 3600, 3600, 7200]);
+  t.same(p.count, [60, 30, 30, 30]);
+  const some = unpack(out.buf, 1, 3, COLUMN.count);
+  t.same(some.count, [30, 30]);
+  t.equal(some.min, some.sum, 'a column not asked for is not built');
+  t.same(unpack(out.buf, 0, 1, ALL_COLUMNS).max, [59]);
+});
