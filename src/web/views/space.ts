@@ -74,11 +74,14 @@ export const spaceView: View = async (ctx) => {
   let rounds = 0;
   const refreshOnce = async () => {
     const interval = pickerInterval(picker);
-    const markers: Marker[] = shownAnnotations.length ? await fetchMarkers(ctx.api, shownAnnotations, interval).catch((err: unknown) => { console.warn('annotations not shown:', err); return []; }) : [];
+    // annotations and every chart's series are asked for at once: no round trip waits on another
+    const markers: Promise<Marker[]> = shownAnnotations.length
+      ? fetchMarkers(ctx.api, shownAnnotations, interval).catch((err: unknown) => { console.warn('annotations not shown:', err); return []; })
+      : Promise.resolve([]);
     await Promise.all(cards.map(async (card) => {
       try {
         const lines = await fetchLines(ctx.api, card.chart, interval, filter);
-        card.show(lines, markers);
+        card.show(lines, await markers);
         card.element.dataset.state = 'ready';
       } catch (err) {
         card.showError(err instanceof Error ? err.message : String(err));
