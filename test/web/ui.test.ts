@@ -133,6 +133,17 @@ async function run(chromiumPath: string): Promise<void> {
     await context.close();
   });
 
+  t.test('a session idle for longer than 8 hours has expired, and says so', async (t) => {
+    const { context, page } = await open();
+    await page.goto(base);
+    await page.evaluate(([u, tk]) => sessionStorage.setItem('gaugeway.session', JSON.stringify({ email: u, token: tk, lastUsed: Date.now() - 9 * 3600_000 })), [s.admin.user, s.admin.password]);
+    await page.reload();
+    await page.getByText('Your session expired').waitFor(WAIT);
+    t.equal(await page.evaluate(() => sessionStorage.getItem('gaugeway.session')), null, 'the stale token is gone');
+    t.equal(await page.locator('#signin-token').count(), 1, 'the form is offered again');
+    await context.close();
+  });
+
   t.test('a space draws each chart type with the API\'s values, markers and thresholds', async (t) => {
     const { context, page, problems } = await open();
     await signIn(page);
