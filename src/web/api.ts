@@ -84,7 +84,10 @@ export class Api {
     let parsed: unknown = undefined;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
     if (res.status === 401) this.onUnauthorized();
-    if (!res.ok) throw new ApiFailure(res.status, errorMessages(parsed).length ? errorMessages(parsed) : [`${method} ${path.split('?')[0]} answered ${res.status}`]);
+    if (!res.ok) {
+      const messages = errorMessages(parsed);
+      throw new ApiFailure(res.status, messages.length ? messages : [`${method} ${path.split('?')[0]} answered ${res.status}`]);
+    }
     touchSession(this.session);
     return parsed as T;
   }

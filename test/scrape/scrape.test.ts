@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { poll } from '../helpers/poll.js';
+import { listener } from '../helpers/listener.js';
 import { startExporter, appMetrics } from './exporter.js';
 
 const scrapeNow = (s: TestServer) => s.server.rt.scrape.scrapeAll();
@@ -228,13 +229,12 @@ t.test('relabelling, file_sd add and remove, and SIGHUP add, change and remove',
 });
 
 t.test('targets are scraped on their own timer, and an above alert on a scraped gauge fires', async (t) => {
-  const hook = await startExporter(t); // a webhook receiver: the alert needs a service
-  hook.answer = (_req, res) => { res.writeHead(200); res.end(); };
+  const hook = await listener(t); // a webhook receiver: the alert needs a service
   const exp = await startExporter(t);
   const m = appMetrics(exp.registry);
   m.temperature.set({ room: 'lab' }, 95);
   const s = await startTestServer(t, ['scrape:', '  global: {scrape_interval: 1s, scrape_timeout: 1s}', '  scrape_configs:', `  - job_name: timed\n    static_configs: [{targets: ["${exp.address}"]}]`].join('\n'));
-  const service = await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: `http://${hook.address}/hook` } } });
+  const service = await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: hook.url } } });
   t.equal(service.status, 201, JSON.stringify(service.body));
   const alert = await s.request('POST', '/v1/alerts', { json: { name: 'lab.hot', services: [service.body.id], conditions: [{ type: 'above', metric_name: 'app_temperature_celsius', threshold: 90, tags: [{ name: 'room', values: ['lab'] }] }] } });
   t.equal(alert.status, 201, JSON.stringify(alert.body));
@@ -322,14 +322,13 @@ t.test('Debian\'s prometheus-node-exporter, scraped live', async (t) => {
 });
 
 t.test('a series that vanishes from its target ends: an absent alert on it fires, one on a series still exposed does not', async (t) => {
-  const hook = await startExporter(t); // a webhook receiver: the alerts need a service
-  hook.answer = (_req, res) => { res.writeHead(200); res.end(); };
+  const hook = await listener(t); // a webhook receiver: the alerts need a service
   const exp = await startExporter(t);
   const m = appMetrics(exp.registry);
   m.temperature.set({ room: 'office' }, 19);
   // the engine's schedule once a year: evaluations happen when the test asks, at a chosen time
   const s = await startTestServer(t, `alerts:\n  check_schedule: "0 0 1 1 *"\nscrape:\n  scrape_configs:\n${job('rooms', exp.address)}`);
-  const service = await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: `http://${hook.address}/hook` } } });
+  const service = await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: hook.url } } });
   const absent = async (name: string, room: string) => {
     const r = await s.request('POST', '/v1/alerts', { json: { name, services: [service.body.id], conditions: [{ type: 'absent', metric_name: 'app_temperature_celsius', duration: 60, tags: [{ name: 'room', values: [room] }] }] } });
     t.equal(r.status, 201, JSON.stringify(r.body));
