@@ -2,7 +2,7 @@
 // listens, its credentials, and its CPU time and memory from /proc. The server runs with
 // MALLOC_ARENA_MAX=2, as systemd/gaugeway.service sets it, unless the variable is set.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -15,7 +15,10 @@ export function startServer(config, { flags = [], env = {} } = {}) {
   return new Promise((resolve, reject) => {
     const childEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...env };
     const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
+    // BENCH_SERVER_STDOUT=file keeps what is not a log record (node's --trace-gc, say)
+    const rest = process.env.BENCH_SERVER_STDOUT ? createWriteStream(process.env.BENCH_SERVER_STDOUT) : null;
     createInterface({ input: child.stdout }).on('line', (line) => {
+      if (rest && !line.startsWith('{')) rest.write(line + '\n');
       try {
         const rec = JSON.parse(line);
         if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });

@@ -142,6 +142,13 @@ export class ColumnCopies {
     return this.meta.length / 4;
   }
 
+  /** Forgets the copies (keeps the arrays): the next batch of a read reuses them. */
+  reset(): this {
+    this.used = 0;
+    this.meta.length = 0;
+    return this;
+  }
+
   add(window: number, sorted: boolean, dt: Uint16Array, v: Float64Array, cx: SummaryColumns | null, a: number, b: number): void {
     const n = b - a;
     const at = this.used;
@@ -351,12 +358,13 @@ export class Columns {
    * them up (sorted or not). For a cached step, from the buckets earlier reads kept.
    */
   bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
-    if (!this.sorted || !CACHED_STEPS.includes(step)) {
+    if (!this.sorted) {
       const p = this.range(from, to, step);
       for (let i = 0; i < p.t.length; i++) out.push(p.t[i]!, p.count[i]!, p.sum[i]!, p.min[i]!, p.max[i]!, p.last[i]!, p.sumsq[i]!);
       return;
     }
-    this.rollCached(from, to, step, out);
+    if (CACHED_STEPS.includes(step)) this.rollCached(from, to, step, out);
+    else this.rollInto(this.lowerBound(from), this.lowerBound(to), step, out);
   }
 
   /**

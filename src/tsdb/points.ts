@@ -108,22 +108,32 @@ function mergeSorted(parts: Points[]): Points {
 function concat(parts: Points[]): Points {
   let total = 0;
   for (const p of parts) total += p.t.length;
-  const out: Points = {
-    t: new Array<number>(total), count: new Array<number>(total), sum: new Array<number>(total), min: new Array<number>(total),
-    max: new Array<number>(total), last: new Array<number>(total), sumsq: new Array<number>(total),
-  };
+  const t = new Array<number>(total);
+  const sum = new Array<number>(total);
+  // a column that is the sum column itself in every part (one a read did not ask for, or
+  // min, max and last of plain points) stays so here: five copies fewer a series
+  const column = (of: (p: Points) => number[]): number[] => (parts.every((p) => of(p) === p.sum) ? sum : new Array<number>(total));
+  const out: Points = { t, sum, count: column((p) => p.count), min: column((p) => p.min), max: column((p) => p.max), last: column((p) => p.last), sumsq: column((p) => p.sumsq) };
   let at = 0;
   for (const p of parts) {
     for (let i = 0; i < p.t.length; i++, at++) {
-      out.t[at] = p.t[i]!;
-      out.count[at] = p.count[i]!;
-      out.sum[at] = p.sum[i]!;
-      out.min[at] = p.min[i]!;
-      out.max[at] = p.max[i]!;
-      out.last[at] = p.last[i]!;
-      out.sumsq[at] = p.sumsq[i]!;
+      t[at] = p.t[i]!;
+      sum[at] = p.sum[i]!;
     }
   }
+  const fill = (dst: number[], of: (p: Points) => number[]) => {
+    if (dst === sum) return;
+    let k = 0;
+    for (const p of parts) {
+      const src = of(p);
+      for (let i = 0; i < p.t.length; i++, k++) dst[k] = src[i]!;
+    }
+  };
+  fill(out.count, (p) => p.count);
+  fill(out.min, (p) => p.min);
+  fill(out.max, (p) => p.max);
+  fill(out.last, (p) => p.last);
+  fill(out.sumsq, (p) => p.sumsq);
   return out;
 }
 

@@ -1,19 +1,29 @@
 // The read path: points of some series at one tier over a time range, from two places
 // at once: chunk parts in LevelDB (their keys known from the catalog, fetched with one
-// getMany, which reads one snapshot: compaction.ts relies on it) and what the head
+// getMany a batch of series, which reads one snapshot: compaction.ts relies on it) and what the head
 // received since the last checkpoint (rolled up on the fly for the coarser tiers).
 // Points are handed over one series at a time (readEach): a grouped read over 10,000
 // series folds each into its group and drops it, so what it decodes dies young instead
 // of living, all series at once, until the last is decoded (that old-generation garbage
-// once took a third of the server's CPU in the wide soak).
+// once took a third of the server's CPU in the wide soak); and series are read in
+// batches, each with its own getMany, so a read's own arrays stay small as well.
 import type { EngineState } from './state.js';
-import { CACHED_STEPS, ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
+import { ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk } from './chunk.js';
 import { ALL_COLUMNS, sortMerge, type Points } from './points.js';
+import { TimeSlice } from './slice.js';
 import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
 /** Receives series `n` (an index into the series asked for) once, in order. */
 export type SeriesVisitor = (n: number, points: Points) => void;
+
+/**
+ * Series read together: their keys fetched with one getMany, then decoded and visited.
+ * Batches keep a read's arrays small: a read of 10,000 series in one go held 40,000 keys
+ * and buffers in arrays large enough to live outside the young generation, so every
+ * scavenge while it ran walked them, and the wide soak's scavenges took 20-60 ms each.
+ */
+const BATCH_SERIES = 512;
 
 /**
  * Calls `visit` for each series in order with its points at a tier, from <= t < to,
@@ -22,28 +32,48 @@ export type SeriesVisitor = (n: number, points: Points) => void;
  * are not decoded and hold anything.
  */
 export async function readEach(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns = ALL_COLUMNS): Promise<void> {
+  const step = tier === 0 ? 0 : tier;
+  // The head's points are taken into arrays shared by the whole read (reset per batch):
+  // rollup tiers take the buckets (one packed array: the 60 s tier's rolled up now,
+  // straight from the columns, the coarser ones mostly from the buckets the head keeps),
+  // the raw tier copies of the columns.
+  const held = step > 0 ? new PackedBuckets(Math.min(series.length, BATCH_SERIES) * 8) : new ColumnCopies(Math.min(series.length, BATCH_SERIES) * 64);
+  // Decoding and visiting 10,000 series takes far longer than a request should wait:
+  // what a batch reads is taken already, so its loop gives the event loop back every few
+  // ms (the wide soak's write p99 was mostly appends waiting behind this loop).
+  const slice = new TimeSlice();
+  for (let at = 0; at < series.length; at += BATCH_SERIES) {
+    await readBatch(st, account, series, at, Math.min(series.length, at + BATCH_SERIES), tier, from, to, held, visit, columns, slice);
+  }
+}
+
+/**
+ * Series [a, b) of a read. What to read is decided synchronously, per series at one
+ * instant: its stored keys from the catalog and its points in the head, so a checkpoint
+ * landing meanwhile can neither make a point count twice nor hide it; a merge landing
+ * before the getMany leaves the merged part under the newest key it read.
+ */
+async function readBatch(st: EngineState, account: number, series: readonly number[], a: number, b: number, tier: Tier, from: number, to: number, held: PackedBuckets | ColumnCopies, visit: SeriesVisitor, columns: number, slice: TimeSlice): Promise<void> {
   const pts = st.keyspaces.pts;
   const fromW = windowOf(from, tier);
   const toW = windowOf(to - 1, tier);
   const step = tier === 0 ? 0 : tier;
-  // Synchronously, what to read: stored keys from the catalog and the head's points, so
-  // a checkpoint landing meanwhile cannot make a point count twice or not at all.
+  const count = b - a;
   const keys: string[] = [];
-  // per series, its keys are keys[first[n]] .. keys[first[n + 1] - 1], in part order per window
-  const first = new Int32Array(series.length + 1);
+  // per series n of the batch, its keys are keys[first[n]] .. keys[first[n + 1] - 1], in part order per window
+  const first = new Int32Array(count + 1);
   const keyWindow: number[] = [];
   const keyPart: number[] = [];
-  // The head's points, taken now into arrays shared by the whole read: series n's are
-  // held[n] .. held[n + 1] - 1. Coarse tiers take the buckets (one packed array), the
-  // others copies of the columns, rolled up when visited.
-  const held = new Int32Array(series.length + 1);
-  const buckets = CACHED_STEPS.includes(step) ? new PackedBuckets(Math.min(65536, series.length * 8)) : null;
-  const copies = buckets ? null : new ColumnCopies(Math.min(16384, series.length * 64));
-  series.forEach((id, n) => {
+  // series n's head points are in held[heldAt[n]] .. held[heldAt[n + 1] - 1]
+  const heldAt = new Int32Array(count + 1);
+  const buckets = held instanceof PackedBuckets ? held.reset() : null;
+  const copies = held instanceof ColumnCopies ? held.reset() : null;
+  for (let n = 0; n < count; n++) {
+    const id = series[a + n]!;
     first[n] = keys.length;
-    held[n] = buckets ? buckets.size : copies!.size;
+    heldAt[n] = held.size;
     const ref = st.index.byId.get(id);
-    if (!ref || ref.account !== account || to <= from) return;
+    if (!ref || ref.account !== account || to <= from) continue;
     const prefix = chunkKeyPrefix(account, tier, id);
     st.catalog.each(id, tier, fromW, toW, (window, part) => {
       keys.push(chunkKeyAt(prefix, window, part));
@@ -55,15 +85,15 @@ export async function readEach(st: EngineState, account: number, series: readonl
       // copies taken now (later appends do not leak into this read), rolled up when visited
       const memory: HeadChunk[] = [];
       for (const c of windows.values()) if (c.window + WINDOW > from && c.window < to) memory.push(c);
-      if (memory.length > 1) memory.sort((a, b) => a.window - b.window);
+      if (memory.length > 1) memory.sort((x, y) => x.window - y.window);
       for (const c of memory) {
         if (buckets) c.bucketsInto(from, to, step, buckets);
         else c.copyInto(from, to, copies!);
       }
     }
-  });
-  first[series.length] = keys.length;
-  held[series.length] = buckets ? buckets.size : copies!.size;
+  }
+  first[count] = keys.length;
+  heldAt[count] = held.size;
   const bufs = keys.length ? await pts.getMany(keys) : [];
   // raw parts of the old layout stored as their 60 s twin: one more getMany for those
   const shared: number[] = [];
@@ -71,31 +101,31 @@ export async function readEach(st: EngineState, account: number, series: readonl
   if (shared.length) {
     const owner = (i: number) => { // the series whose keys hold index i
       let lo = 0;
-      let hi = series.length - 1;
+      let hi = count - 1;
       while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid]! <= i) lo = mid; else hi = mid - 1; }
       return lo;
     };
-    const twins = await pts.getMany(shared.map((i) => chunkKey(account, 60, series[owner(i)]!, keyWindow[i]!, keyPart[i]! + 1)));
+    const twins = await pts.getMany(shared.map((i) => chunkKey(account, 60, series[a + owner(i)]!, keyWindow[i]!, keyPart[i]! + 1)));
     shared.forEach((i, j) => { bufs[i] = twins[j]; });
   }
-  for (let n = 0; n < series.length; n++) {
+  for (let n = 0; n < count; n++) {
+    if ((n & 63) === 0) await slice.pause();
     const parts: { part: number; window: number; points: Points }[] = [];
     for (let i = first[n]!; i < first[n + 1]!; i++) {
       const buf = bufs[i];
-      bufs[i] = undefined; // let it go with the series
       if (!buf) continue; // merged or expired meanwhile
       parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to, columns) });
     }
     // part numbers grow with writes across windows too; windows are disjoint in time
-    if (parts.length > 1) parts.sort((a, b) => a.part - b.part);
+    if (parts.length > 1) parts.sort((x, y) => x.part - y.part);
     // windows in order, each one's being written before received since
     const memory: Points[] = [];
-    if (held[n + 1]! > held[n]!) {
-      if (buckets) memory.push(unpack(buckets.buf, held[n]!, held[n + 1]!, columns));
-      else for (let k = held[n]!; k < held[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step, columns));
+    if (heldAt[n + 1]! > heldAt[n]!) {
+      if (buckets) memory.push(unpack(buckets.buf, heldAt[n]!, heldAt[n + 1]!, columns));
+      else for (let k = heldAt[n]!; k < heldAt[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step, columns));
     }
     // head points are the newest writes of their windows
-    visit(n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
+    visit(a + n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
   }
 }
 

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { decodeChunk, encodeChunk } from '../../src/tsdb/chunk.js';
 import { ByteReader, ByteWriter } from '../../src/tsdb/bytes.js';
 import { readValues, writeValues } from '../../src/tsdb/values.js';
-import { emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
+import { COLUMN, emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
 import { decodeWal, encodeWal } from '../../src/tsdb/wal.js';
 
 function roundTripValues(t: Test, values: number[]): number[] {
@@ -177,4 +177,24 @@ t.test('sorted parts that overlap merge as a stable sort by time would merge the
     if (!(['t', 'count', 'sum', 'min', 'max', 'last', 'sumsq'] as const).every((f) => same(got[f], want[f]))) wrong++;
   }
   t.equal(wrong, 0, 'every merge equals the reference');
+});
+
+t.test('parts one after another are joined; a column that is the sum in every part stays the sum', async (t) => {
+  const win = 0;
+  const a = encodeChunk(points([[10, 1], [20, 2]]), win);
+  const b = encodeChunk(points([[30, 3]]), win);
+  // a mean read: count wanted, the rest not
+  const m = sortMerge([decodeChunk(a, win, -Infinity, Infinity, COLUMN.count), decodeChunk(b, win, -Infinity, Infinity, COLUMN.count)]);
+  t.same(m.t, [10, 20, 30]);
+  t.same(m.count, [1, 1, 1]);
+  t.equal(m.min, m.sum, 'not copied: it was the sum in every part');
+  t.equal(m.sumsq, m.sum);
+  // a part with real columns beside one without: its values are copied
+  const summary = emptyPoints();
+  pushPoint(summary, 40, { count: 2, sum: 9, min: 4, max: 5, last: 5, sumsq: 41 });
+  const all = sortMerge([decodeChunk(a, win), decodeChunk(encodeChunk(summary, win), win)]);
+  t.same(all.min, [1, 2, 4]);
+  t.same(all.max, [1, 2, 5]);
+  t.same(all.sumsq, [1, 4, 41]);
+  t.same(all.count, [1, 1, 2]);
 });

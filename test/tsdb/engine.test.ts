@@ -208,3 +208,37 @@ t.test('retention changed across restarts: raw parts stored as their 60 s twin o
   await c.engine.close();
   await c.crash();
 });
+
+t.test('a read of more series than a batch visits each once, in order, whole, while a checkpoint runs', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3600;
+  const a = await open(dir);
+  const SERIES = 1300; // more than two batches of the read
+  const host = (i: number) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]);
+  // ten points a series: five stored by a checkpoint, five in the head
+  for (let k = 0; k < 10; k++) {
+    await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', host(i), base + k * 30, i + k)));
+    if (k === 4) await a.engine.checkpoint();
+  }
+  const ids = a.engine.select(1, 'm', { op: 'all' }).map((r) => r.id);
+  t.equal(ids.length, SERIES);
+  for (const tier of [0, 60] as const) {
+    const seen: number[] = [];
+    const wrong: number[] = [];
+    const running = a.engine.checkpoint(); // lands while the read is under way
+    await a.engine.readEach(1, ids, tier, base, base + 3600, (n, p) => {
+      seen.push(n);
+      const count = p.count.reduce((x, y) => x + y, 0);
+      const sum = p.sum.reduce((x, y) => x + y, 0);
+      const ref = a.engine.select(1, 'm', { op: 'all' }).find((r) => r.id === ids[n])!;
+      const i = Number(ref.tags.find(([k]) => k === 'host')![1].slice(1));
+      if (count !== 10 || sum !== 10 * i + 45) wrong.push(n);
+    });
+    await running;
+    t.same(seen, Array.from({ length: SERIES }, (_, n) => n), `tier ${tier}: every series once, in order`);
+    t.same(wrong, [], `tier ${tier}: every point once`);
+  }
+  await a.engine.close();
+  await a.crash();
+});

@@ -98,3 +98,24 @@ t.test('a head chunk hands a read its buckets packed: being written, then receiv
   t.equal(some.min, some.sum, 'a column not asked for is not built');
   t.same(unpack(out.buf, 0, 1, ALL_COLUMNS).max, [59]);
 });
+
+t.test('the 60 s tier\'s buckets go into a read straight from the columns, as range rolls them up', async (t) => {
+  const random = rng(11);
+  let mismatches = 0;
+  for (let round = 0; round < 30; round++) {
+    const cols = new Columns(0);
+    let time = Math.floor(random() * 600);
+    for (let i = 0; i < 300 && time < WINDOW; i++) {
+      cols.append(round % 3 === 2 && i === 150 ? Math.max(0, time - 900) : time, sample(random)); // some rounds unsorted
+      time += random() < 0.3 ? 0 : 1 + Math.floor(random() * 40);
+    }
+    for (let k = 0; k < 10; k++) {
+      const from = Math.floor(random() * WINDOW / 2);
+      const to = random() < 0.2 ? Infinity : from + Math.floor(random() * WINDOW);
+      const out = new PackedBuckets(1);
+      cols.bucketsInto(from, to, 60, out);
+      if (!identical(unpack(out.buf, 0, out.size), cols.range(from, to, 60))) mismatches++;
+    }
+  }
+  t.equal(mismatches, 0, 'every read equals the points rolled up by range');
+});
