@@ -18,6 +18,16 @@ export function seriesPlace(series: number): number {
   return (Math.imul(series, 2654435761) >>> 0) / 4294967296;
 }
 
+/**
+ * Whether a window is sealed now: its end has passed and it had no write for
+ * `sealIdleMs`, stretched by the series' place to up to twice that. Windows that end
+ * together also go idle together: 50,000 series sealed at one checkpoint queued 200,000
+ * merges at once, and the wide soak's read p99 reached 629 ms in the minute after.
+ */
+export function sealDue(c: Pick<HeadChunk, 'series' | 'window' | 'lastAppendMs'>, nowMs: number, sealIdleMs: number): boolean {
+  return nowMs / 1000 >= c.window + WINDOW && nowMs - c.lastAppendMs >= sealIdleMs * (1 + seriesPlace(c.series));
+}
+
 /** Operations a batch: large enough to be cheap, small enough not to hold appends up. */
 const BATCH_OPS = 2000;
 
@@ -134,12 +144,12 @@ export class Checkpointer {
     }
   }
 
-  /** Windows whose end has passed and that had no write for `sealIdleMs` leave the head. */
+  /** Windows whose end has passed and that had no write for a while leave the head (sealDue). */
   private sealIdle(nowMs: number): void {
     const st = this.st;
     for (const c of [...st.head.chunks()]) {
       if (c.size > 0 || c.flushing) continue;
-      if (nowMs - c.lastAppendMs < st.opts.sealIdleMs || nowMs / 1000 < c.window + WINDOW) continue;
+      if (!sealDue(c, nowMs, st.opts.sealIdleMs)) continue;
       st.forget(c);
       this.compactor.seal(c.account, c.series, c.window);
     }

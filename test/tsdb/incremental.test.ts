@@ -310,3 +310,18 @@ t.test('due times are spread by series: windows that start together do not all c
   t.ok(tenths.every((n) => n > 4_500 && n < 5_500), `each tenth of the age limit gets about a tenth of 50,000 series: ${tenths.join(', ')}`);
   t.equal(seriesPlace(12345), seriesPlace(12345), 'a fixed place');
 });
+
+t.test('windows that ended together are sealed over a spread of idle times, each after its own', async (t) => {
+  const { sealDue, seriesPlace } = await import('../../src/tsdb/checkpoint.js');
+  const window = 1_800_000_000 - WINDOW; // ended at 1,800,000,000 s
+  const ended = 1_800_000_000_000;
+  const idle = 300_000;
+  const chunks = Array.from({ length: 10_000 }, (_, i) => ({ series: i + 1, window, lastAppendMs: ended }));
+  const sealedBy = (afterMs: number) => chunks.filter((c) => sealDue(c, ended + afterMs, idle)).length;
+  t.equal(sealedBy(idle - 1), 0, 'none before the idle time');
+  t.ok(sealedBy(idle * 1.25) > 2_000 && sealedBy(idle * 1.25) < 3_000, `about a quarter a quarter of the way on: ${sealedBy(idle * 1.25)}`);
+  t.equal(sealedBy(idle * 2), 10_000, 'all by twice the idle time');
+  const c = chunks[7]!;
+  t.equal(sealDue(c, ended + idle * (1 + seriesPlace(c.series)), idle), true, 'each at its own place');
+  t.equal(sealDue({ ...c, window: window + WINDOW }, ended + 10 * idle, idle), false, 'never before its window ends');
+});
