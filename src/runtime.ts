@@ -104,6 +104,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     checkpointMs: config.storage.checkpoint.interval_seconds * 1000,
     checkpointWalBytes: config.storage.checkpoint.wal_bytes,
     sealIdleMs: config.storage.checkpoint.seal_idle_seconds * 1000,
+    headMaxAgeMs: config.storage.checkpoint.head_max_age_seconds * 1000,
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
   catalog.checkComposite = compositeCheck(catalog);

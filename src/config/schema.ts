@@ -140,6 +140,7 @@ export const configSchema = {
             interval_seconds: { type: 'integer', minimum: 1, maximum: 3600, default: 60, reload: 'restart' },
             wal_bytes: { ...size, minimum: 65536, default: 67108864, reload: 'restart' },
             seal_idle_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300, reload: 'restart' },
+            head_max_age_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 1800, reload: 'restart' },
           },
         },
       },

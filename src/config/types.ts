@@ -52,7 +52,7 @@ export interface Config {
     retention: { raw: number; '60': number; '900': number; '3600': number };
     retention_schedule: string;
     /** engine checkpoints: sealed chunks + head snapshots written, WAL trimmed */
-    checkpoint: { interval_seconds: number; wal_bytes: number; seal_idle_seconds: number };
+    checkpoint: { interval_seconds: number; wal_bytes: number; seal_idle_seconds: number; head_max_age_seconds: number };
   };
   alerts: {
     check_schedule: string;

@@ -6,7 +6,7 @@
 // crash between batches is safe: replay skips the samples a written part already holds.
 // After writing, windows idle past their end leave the head and are sealed (compaction.ts).
 import { putOp, delOp, type WriteOp } from '../store/commit.js';
-import type { EngineState } from './state.js';
+import type { EngineOptions, EngineState } from './state.js';
 import type { Compactor } from './compaction.js';
 import { encodeFlush, takeFlush, type Flush } from './flush.js';
 import { TimeSlice } from './slice.js';
@@ -26,6 +26,27 @@ export function seriesPlace(series: number): number {
  */
 export function sealDue(c: Pick<HeadChunk, 'series' | 'window' | 'lastAppendMs'>, nowMs: number, sealIdleMs: number): boolean {
   return nowMs / 1000 >= c.window + WINDOW && nowMs - c.lastAppendMs >= sealIdleMs * (1 + seriesPlace(c.series));
+}
+
+/** An ended window's points are written within this many checkpoint intervals of its end. */
+const END_SPREAD = 5;
+
+/**
+ * Whether a window's new points are written now: enough of them (a part of 120 points, as
+ * Prometheus cuts its head chunks), or the oldest old enough, or the window has ended.
+ * Sparse series wait: with an age limit of 10 minutes, 50,000 series at one point in 10 s
+ * made parts of 30-60 points, and a grouped 1-hour read fetched several parts a series
+ * and tier from LevelDB, one value each (the wide soak's read p99). Spread by series: 50,000 series that start a window
+ * together would otherwise all reach the age limit, or see their window end, at the same
+ * checkpoint, and write 200,000 parts in one go. Each series has a fixed place in [0, 1):
+ * its age limit is 50-100 % of headMaxAgeMs, and an ended window waits up to END_SPREAD
+ * checkpoint intervals.
+ */
+export function writeDue(c: Pick<HeadChunk, 'series' | 'window' | 'size' | 'firstAppendMs'>, nowMs: number, opts: Pick<EngineOptions, 'flushPoints' | 'headMaxAgeMs' | 'checkpointMs'>): boolean {
+  const { flushPoints = 120, headMaxAgeMs = 1_800_000, checkpointMs } = opts;
+  if (c.size >= flushPoints) return true;
+  const place = seriesPlace(c.series);
+  return nowMs - c.firstAppendMs >= headMaxAgeMs * (0.5 + place / 2) || nowMs >= (c.window + WINDOW) * 1000 + place * END_SPREAD * checkpointMs;
 }
 
 /** Operations a batch: large enough to be cheap, small enough not to hold appends up. */
@@ -52,23 +73,6 @@ export class Checkpointer {
     return run;
   }
 
-  /**
-   * Whether a window's points are written now: enough of them, or old enough, or the
-   * window has ended. Sparse series (one point in ten seconds across 50,000 series) would
-   * otherwise cost four tiny parts a series at every checkpoint, and as much merging.
-   */
-  private due(c: HeadChunk, nowMs: number): boolean {
-    const { flushPoints = 120, headMaxAgeMs = 10 * this.st.opts.checkpointMs } = this.st.opts;
-    if (c.size >= flushPoints) return true;
-    // Spread over time, by series: 50,000 series that start a window together would
-    // otherwise all reach the age limit, or see their window end, at the same checkpoint,
-    // and write 200,000 parts in one go (the wide soak's latency spikes). Each series has
-    // a fixed place in [0, 1): its age limit is 50-100 % of headMaxAgeMs, and an ended
-    // window waits up to half of it.
-    const place = seriesPlace(c.series);
-    return nowMs - c.firstAppendMs >= headMaxAgeMs * (0.5 + place / 2) || nowMs >= (c.window + WINDOW) * 1000 + place * headMaxAgeMs / 2;
-  }
-
   private async write(all: boolean): Promise<void> {
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
@@ -81,7 +85,7 @@ export class Checkpointer {
     let keepFrom = Infinity;
     for (const c of st.head.chunks()) {
       if (c.size === 0) continue;
-      if (all || this.due(c, nowMs)) flushes.push(takeFlush(st, c));
+      if (all || writeDue(c, nowMs, st.opts)) flushes.push(takeFlush(st, c));
       else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
     }
     const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);

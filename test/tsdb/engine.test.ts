@@ -118,7 +118,7 @@ t.test('old-layout raw parts stored as their 60 s twin read through it; retentio
   const job = new RetentionJob(a.store, new CommitQueue(a.store.db, false), a.engine, () => ({
     sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
     retention: { raw: 30 * 86400, '60': 30 * 86400, '900': 30 * 86400, '3600': 30 * 86400 },
-    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1, head_max_age_seconds: 1800 },
   }), log);
   const r = await job.run();
   t.ok(r.merged >= 2, `raw parts merged (${r.merged})`);
@@ -150,7 +150,7 @@ t.test('the retention pass deletes chunks past their tier\'s retention, and only
     sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
     // raw and 60 s keep 2 days (so this day is gone), 900 s and 3600 s keep a year
     retention: { raw: 2 * day, '60': 2 * day, '900': 365 * day, '3600': 365 * day },
-    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1, head_max_age_seconds: 1800 },
   }), log);
   const r = await job.run();
   t.ok(r.expired > 0, `chunks expired (${r.expired})`);
@@ -172,7 +172,7 @@ t.test('retention changed across restarts: raw parts stored as their 60 s twin o
   const settings = (raw: number, minute: number) => () => ({
     sync: false, min_free_disk_bytes: 0, retention_schedule: '0 0 1 1 *',
     retention: { raw: raw * day, '60': minute * day, '900': 365 * day, '3600': 365 * day },
-    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1 },
+    checkpoint: { interval_seconds: 60, wal_bytes: 1 << 20, seal_idle_seconds: 1, head_max_age_seconds: 1800 },
   });
   const { RetentionJob } = await import('../../src/tsdb/retention.js');
   // first start (the old layout, with raw 2 days <= 60 s 8 days): whole-minute raw

@@ -325,3 +325,24 @@ t.test('windows that ended together are sealed over a spread of idle times, each
   t.equal(sealDue(c, ended + idle * (1 + seriesPlace(c.series)), idle), true, 'each at its own place');
   t.equal(sealDue({ ...c, window: window + WINDOW }, ended + 10 * idle, idle), false, 'never before its window ends');
 });
+
+t.test('a window is written at 120 points, at its own age limit, or soon after its end; sparse series wait', async (t) => {
+  const { writeDue, seriesPlace } = await import('../../src/tsdb/checkpoint.js');
+  const opts = { checkpointMs: 60_000 }; // the defaults: 120 points, 30 minutes
+  const now = 1_800_000_000_000;
+  const window = windowOf(now / 1000); // open until well after `now`
+  const sparse = Array.from({ length: 10_000 }, (_, i) => ({ series: i + 1, window, size: 60, firstAppendMs: now - 10 * 60_000 }));
+  t.equal(sparse.filter((c) => writeDue(c, now, opts)).length, 0, '60 points of the last 10 minutes wait (one point in 10 s)');
+  t.equal(writeDue({ ...sparse[0]!, size: 120 }, now, opts), true, '120 points are written at once');
+  const aged = (ms: number) => sparse.filter((c) => writeDue({ ...c, firstAppendMs: now - ms }, now, opts)).length;
+  t.equal(aged(15 * 60_000 - 1), 0, 'none before half the age limit');
+  t.ok(aged(22.5 * 60_000) > 4_000 && aged(22.5 * 60_000) < 6_000, `about half by three quarters of it: ${aged(22.5 * 60_000)}`);
+  t.equal(aged(30 * 60_000), 10_000, 'all by the age limit');
+  t.equal(writeDue(sparse[0]!, now, { ...opts, headMaxAgeMs: 10 * 60_000 }), true, 'the limit is the option');
+  const end = (window + WINDOW) * 1000;
+  const ended = (afterMs: number) => sparse.filter((c) => writeDue({ ...c, firstAppendMs: end - 60_000 }, end + afterMs, opts)).length;
+  t.ok(ended(0) < 10, `an ended window is not written by all series at once: ${ended(0)} at its end`);
+  t.equal(ended(5 * 60_000), 10_000, 'but by all within five checkpoint intervals');
+  const c = sparse[7]!;
+  t.equal(writeDue({ ...c, firstAppendMs: end - 60_000 }, end + seriesPlace(c.series) * 5 * 60_000, opts), true, 'each at its own place');
+});
