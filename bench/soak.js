@@ -114,10 +114,19 @@ async function reader() {
   }
 }
 
+/** The server's JS heap in use and its external (off-heap: Buffers, typed arrays) memory, MB. */
+async function heapMb() {
+  const text = await new Promise((resolve) => https.get({ host: '127.0.0.1', port, path: '/metrics', agent }, (res) => {
+    let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b));
+  }).on('error', () => resolve('')));
+  const read = (name) => Number(new RegExp(`^gaugeway_${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+  return { heap: read('nodejs_heap_size_used_bytes'), external: read('nodejs_external_memory_bytes') };
+}
+
 const rows = [];
 console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
-console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | RSS MB | data MB |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | RSS MB | heap / external MB | data MB |');
+console.log('|---|---|---|---|---|---|---|---|');
 const tasks = [...Array.from({ length: WRITERS }, writer), reader()];
 for (let m = 1; m <= MINUTES; m++) {
   await new Promise((r) => setTimeout(r, t0 + m * 60_000 - Date.now()));
@@ -125,10 +134,10 @@ for (let m = 1; m <= MINUTES; m++) {
   minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
   const row = {
     minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
-    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(child.pid), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(child.pid), ...(await heapMb()), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
   };
   rows.push(row);
-  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.data.toFixed(1)} |`);
+  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.heap.toFixed(0)} / ${row.external.toFixed(0)} | ${row.data.toFixed(1)} |`);
 }
 stopping = true;
 await Promise.all(tasks);
