@@ -415,8 +415,11 @@ export class Columns {
     const dt = this.dt;
     const v = this.v;
     const cx = this.cx;
-    // the open bucket, in locals; pushed when the next bucket starts
+    // the open bucket, in locals; pushed when the next bucket starts. Times only grow, so
+    // a point past the open bucket's end starts the next one: one modulo a bucket, not a
+    // point (a floating-point modulo a point was most of a grouped read's head roll-up)
     let bucket = NaN;
+    let end = -Infinity;
     let count = 0;
     let sum = 0;
     let min = 0;
@@ -426,13 +429,13 @@ export class Columns {
     for (let i = a; i < b; i++) {
       const t = w + dt[i]!;
       const x = v[i]!;
-      const start = t - (t % step);
       const c = cx ? cx.count[i]! : 1;
       const lo = cx ? cx.min[i]! : x;
       const hi = cx ? cx.max[i]! : x;
-      if (start !== bucket) {
+      if (t >= end) {
         if (count > 0) out.push(bucket, count, sum, min, max, last, sumsq);
-        bucket = start;
+        bucket = t - (t % step);
+        end = bucket + step;
         count = c;
         sum = x;
         min = lo;
