@@ -36,11 +36,11 @@ const END_SPREAD = 5;
  * Prometheus cuts its head chunks), or the oldest old enough, or the window has ended.
  * Sparse series wait: with an age limit of 10 minutes, 50,000 series at one point in 10 s
  * made parts of 30-60 points, and a grouped 1-hour read fetched several parts a series
- * and tier from LevelDB, one value each (the wide soak's read p99). Spread by series: 50,000 series that start a window
- * together would otherwise all reach the age limit, or see their window end, at the same
- * checkpoint, and write 200,000 parts in one go. Each series has a fixed place in [0, 1):
- * its age limit is 50-100 % of headMaxAgeMs, and an ended window waits up to END_SPREAD
- * checkpoint intervals.
+ * and tier from LevelDB, one value each (the wide soak's read p99). Spread by series:
+ * 50,000 series that start a window together would otherwise all reach the age limit, or
+ * see their window end, at the same checkpoint, and write 200,000 parts in one go. Each
+ * series has a fixed place in [0, 1): its age limit is 50-100 % of headMaxAgeMs, and an
+ * ended window waits up to END_SPREAD checkpoint intervals.
  */
 export function writeDue(c: Pick<HeadChunk, 'series' | 'window' | 'size' | 'firstAppendMs'>, nowMs: number, opts: Pick<EngineOptions, 'flushPoints' | 'headMaxAgeMs' | 'checkpointMs'>): boolean {
   const { flushPoints = 120, headMaxAgeMs = 1_800_000, checkpointMs } = opts;

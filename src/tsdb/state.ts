@@ -22,8 +22,7 @@ export interface EngineOptions {
    * Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default 30
    * minutes), or the window has ended (both spread by series: checkpoint.ts); until then
    * they stay in the head and their WAL records stay too. 1: every checkpoint writes every
-   * window. A sparse series (one point in 10 s) written every 5-10 minutes made a 1-hour
-   * read of 10,000 such series fetch 40,000-90,000 tiny parts (the wide soak's read p99).
+   * window (why sparse series wait: `writeDue`).
    */
   flushPoints?: number;
   headMaxAgeMs?: number;
