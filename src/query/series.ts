@@ -6,7 +6,7 @@ import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
-import { GroupFold, columnsFor, fromSummarize, summarize, values, type Measurement, type SummaryFunction } from './summary.js';
+import { GroupFold, columnsFor, fromSummarize, forEachValue, summarize, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
 
 /** Series (or groups) per page. */
@@ -92,7 +92,7 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
     const unitOf = page.flatMap((unit, u) => unit.refs.map(() => u));
     // group_by excludes `all`
     const perSeries = fn as Exclude<SummaryFunction, 'all'>;
-    const visit = (n: number, p: Points) => folds[unitOf[n]!]!.add(values(rollUp(p, resolution), perSeries, from, counter));
+    const visit = (n: number, p: Points) => forEachValue(rollUp(p, resolution), perSeries, from, counter, folds[unitOf[n]!]!.add);
     await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(perSeries));
     page.forEach((unit, u) => {
       const measurements = folds[u]!.measurements();

@@ -63,8 +63,55 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
   const r = new ByteReader(buf);
   const n = r.uvarint();
   const flags = r.byte();
-  // times are sorted: the kept points are one index range [a, b); only they are stored
   const t: number[] = [];
+  const [a, b] = readTimes(r, n, windowStart, from, to, t);
+  const sum: number[] = [];
+  readValues(r, sum, n, a, b);
+  if (flags & SUMMARY) {
+    const out: Points = pointsFor(columns, t, sum);
+    readSummaries(r, out, n, a, b, columns);
+    return out;
+  }
+  // plain points: min = max = last = the value (shared arrays, never mutated in place)
+  const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
+  const sumsq = columns & COLUMN.sumsq ? sum.map((v) => v * v) : sum;
+  return { t, count, sum, min: sum, max: sum, last: sum, sumsq };
+}
+
+/**
+ * Appends the points of a chunk with from <= t < to to `out`, which must come from
+ * pointsFor(columns) (its unwanted columns are its sum column) and hold only earlier
+ * times: a read of several windows decodes them one after another into one set of
+ * columns instead of a set each and a copy into one more.
+ */
+export function decodeChunkInto(out: Points, buf: Uint8Array, windowStart: number, from: number, to: number, columns: number): void {
+  const r = new ByteReader(buf);
+  const n = r.uvarint();
+  const flags = r.byte();
+  const start = out.t.length;
+  const [a, b] = readTimes(r, n, windowStart, from, to, out.t);
+  readValues(r, out.sum, n, a, b);
+  if (flags & SUMMARY) {
+    readSummaries(r, out, n, a, b, columns);
+    return;
+  }
+  // plain points: count 1, min = max = last = the value, sumsq its square
+  const { sum } = out;
+  const end = sum.length;
+  if (out.count !== sum) for (let i = start; i < end; i++) out.count.push(1);
+  for (const col of [out.min, out.max, out.last]) if (col !== sum) for (let i = start; i < end; i++) col.push(sum[i]!);
+  if (out.sumsq !== sum) for (let i = start; i < end; i++) out.sumsq.push(sum[i]! * sum[i]!);
+}
+
+/** Empty points whose columns not in `columns` are the sum column (decodeChunkInto). */
+export function pointsFor(columns: number, t: number[] = [], sum: number[] = []): Points {
+  const col = (bit: number): number[] => (columns & bit ? [] : sum);
+  return { t, sum, count: col(COLUMN.count), min: col(COLUMN.min), max: col(COLUMN.max), last: col(COLUMN.last), sumsq: col(COLUMN.sumsq) };
+}
+
+/** Times of a chunk's points, pushed to `t` if from <= t < to: returns their index range [a, b). */
+function readTimes(r: ByteReader, n: number, windowStart: number, from: number, to: number, t: number[]): [number, number] {
+  // times are sorted: the kept points are one index range [a, b); only they are stored
   let a = n;
   let b = n;
   if (n > 0) {
@@ -89,33 +136,26 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
     }
   }
   if (a === n) b = n; // nothing kept
-  const sum: number[] = [];
-  readValues(r, sum, n, a, b);
-  if (flags & SUMMARY) {
-    // count is a column of uvarints, then min, max, last and sumsq: parsed up to the last one wanted
-    const wanted = (bit: number) => (columns & bit) !== 0;
-    const count: number[] = wanted(COLUMN.count) ? [] : sum;
-    if (columns) {
-      for (let i = 0; i < n; i++) {
-        const c = r.uvarint();
-        if (i >= a && i < b && count !== sum) count.push(c);
-      }
-    }
-    const rest = (bit: number): number[] => {
-      if (columns < bit) return sum; // nothing wanted from here on
-      const out: number[] = [];
-      if (wanted(bit)) readValues(r, out, n, a, b);
-      else readValues(r, out, n, 0, 0);
-      return wanted(bit) ? out : sum;
-    };
-    const min = rest(COLUMN.min);
-    const max = rest(COLUMN.max);
-    const last = rest(COLUMN.last);
-    const sumsq = rest(COLUMN.sumsq);
-    return { t, count, sum, min, max, last, sumsq };
+  return [a, b];
+}
+
+const SKIPPED: number[] = [];
+
+/**
+ * The summary columns of points [a, b) pushed onto `out`'s wanted columns: count is a
+ * column of uvarints, then min, max, last and sumsq, parsed up to the last one wanted.
+ */
+function readSummaries(r: ByteReader, out: Points, n: number, a: number, b: number, columns: number): void {
+  if (!columns) return;
+  const count = out.count !== out.sum && columns & COLUMN.count ? out.count : null;
+  for (let i = 0; i < n; i++) {
+    const c = r.uvarint();
+    if (count && i >= a && i < b) count.push(c);
   }
-  // plain points: min = max = last = the value (shared arrays, never mutated in place)
-  const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
-  const sumsq = columns & COLUMN.sumsq ? sum.map((v) => v * v) : sum;
-  return { t, count, sum, min: sum, max: sum, last: sum, sumsq };
+  const rest: [number, number[]][] = [[COLUMN.min, out.min], [COLUMN.max, out.max], [COLUMN.last, out.last], [COLUMN.sumsq, out.sumsq]];
+  for (const [bit, col] of rest) {
+    if (columns < bit) return; // nothing wanted from here on
+    if (columns & bit) readValues(r, col, n, a, b);
+    else readValues(r, SKIPPED, n, 0, 0);
+  }
 }

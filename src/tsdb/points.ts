@@ -137,6 +137,27 @@ function concat(parts: Points[]): Points {
   return out;
 }
 
+/**
+ * Appends the points of `src` to `out` (whose columns not read are its sum column, as
+ * chunk.ts's pointsFor makes them) if they are sorted, distinct and all later than out's
+ * last: the head's points after a read's stored windows, without the copy of both that
+ * sortMerge makes. Returns false, appending nothing, otherwise.
+ */
+export function appendAfter(out: Points, src: Points): boolean {
+  const n = src.t.length;
+  if (n === 0) return true;
+  if ((out.t.length > 0 && src.t[0]! <= out.t[out.t.length - 1]!) || !isStrictlySorted(src.t)) return false;
+  const push = (dst: number[], from: number[]) => { for (let i = 0; i < n; i++) dst.push(from[i]!); };
+  push(out.t, src.t);
+  push(out.sum, src.sum);
+  if (out.count !== out.sum) push(out.count, src.count);
+  if (out.min !== out.sum) push(out.min, src.min);
+  if (out.max !== out.sum) push(out.max, src.max);
+  if (out.last !== out.sum) push(out.last, src.last);
+  if (out.sumsq !== out.sum) push(out.sumsq, src.sumsq);
+  return true;
+}
+
 export function copyPoint(dst: Points, src: Points, i: number): void {
   dst.t.push(src.t[i]!);
   dst.count.push(src.count[i]!);

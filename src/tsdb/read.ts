@@ -9,8 +9,8 @@
 // batches, each with its own getMany, so a read's own arrays stay small as well.
 import type { EngineState } from './state.js';
 import { ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
-import { decodeChunk } from './chunk.js';
-import { ALL_COLUMNS, sortMerge, type Points } from './points.js';
+import { decodeChunk, decodeChunkInto, pointsFor } from './chunk.js';
+import { ALL_COLUMNS, appendAfter, sortMerge, type Points } from './points.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
@@ -114,23 +114,43 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
   }
   for (let n = 0; n < count; n++) {
     if ((n & 63) === 0) await slice.pause();
-    const parts: { part: number; window: number; points: Points }[] = [];
-    for (let i = first[n]!; i < first[n + 1]!; i++) {
-      const buf = bufs[i];
-      if (!buf) continue; // merged or expired meanwhile
-      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to, columns) });
-    }
-    // part numbers grow with writes across windows too; windows are disjoint in time
-    if (parts.length > 1) parts.sort((x, y) => x.part - y.part);
     // windows in order, each one's being written before received since
     const memory: Points[] = [];
     if (heldAt[n + 1]! > heldAt[n]!) {
       if (buckets) memory.push(unpack(buckets.buf, heldAt[n]!, heldAt[n + 1]!, columns));
       else for (let k = heldAt[n]!; k < heldAt[n + 1]!; k++) memory.push(copies!.columns(k).range(from, to, step, columns));
     }
+    const lo = first[n]!;
+    const hi = first[n + 1]!;
+    if ((hi - lo > 1 || (hi > lo && memory.length)) && oneAWindow(keyWindow, lo, hi)) {
+      // the common case past a few window boundaries: one part a window (sealed ones),
+      // the head's points after them. Windows are disjoint in time, so whatever the
+      // order of their part numbers, they are decoded one after another into one set of
+      // columns; a read over five windows of 10,000 series made five sets and a copy a series
+      const out = pointsFor(columns);
+      for (let i = lo; i < hi; i++) if (bufs[i]) decodeChunkInto(out, bufs[i]!, keyWindow[i]!, from, to, columns);
+      let rest = 0;
+      while (rest < memory.length && appendAfter(out, memory[rest]!)) rest++;
+      visit(a + n, rest === memory.length ? out : sortMerge([out, ...memory.slice(rest)]));
+      continue;
+    }
+    const parts: { part: number; window: number; points: Points }[] = [];
+    for (let i = lo; i < hi; i++) {
+      const buf = bufs[i];
+      if (!buf) continue; // merged or expired meanwhile
+      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to, columns) });
+    }
+    // part numbers grow with writes across windows too; windows are disjoint in time
+    if (parts.length > 1) parts.sort((x, y) => x.part - y.part);
     // head points are the newest writes of their windows
     visit(a + n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
   }
+}
+
+/** Whether keys [lo, hi) are of distinct windows (they are listed in window order). */
+function oneAWindow(keyWindow: readonly number[], lo: number, hi: number): boolean {
+  for (let i = lo + 1; i < hi; i++) if (keyWindow[i] === keyWindow[i - 1]) return false;
+  return true;
 }
 
 /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */

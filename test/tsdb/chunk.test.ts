@@ -198,3 +198,38 @@ t.test('parts one after another are joined; a column that is the sum in every pa
   t.same(all.sumsq, [1, 4, 41]);
   t.same(all.count, [1, 1, 2]);
 });
+
+t.test('chunks decoded one after another into one set of columns equal their merge, for any columns asked for', async (t) => {
+  const { decodeChunkInto, pointsFor } = await import('../../src/tsdb/chunk.js');
+  const { ALL_COLUMNS } = await import('../../src/tsdb/points.js');
+  const summary = emptyPoints();
+  for (let i = 0; i < 20; i++) pushPoint(summary, 1200 + i * 60, { count: 2 + (i % 3), sum: i * 1.5, min: -i, max: i + 0.25, last: i / 7, sumsq: i * i + 0.5 });
+  // a plain window, a summary window, a plain one again, in time order
+  const chunks: [Buffer, number][] = [[encodeChunk(points([[10, 1], [20, 2.5], [30, -3]]), 0), 0], [encodeChunk(summary, 1200), 1200], [encodeChunk(points([[2500, 9], [2560, 0.125]]), 2400), 2400]];
+  for (const columns of [0, COLUMN.count, COLUMN.min, COLUMN.max | COLUMN.last, COLUMN.count | COLUMN.sumsq, ALL_COLUMNS]) {
+    for (const [from, to] of [[-Infinity, Infinity], [20, 1500], [1300, 2510]] as const) {
+      const out = pointsFor(columns);
+      for (const [buf, win] of chunks) decodeChunkInto(out, buf, win, from, to, columns);
+      const want = sortMerge(chunks.map(([buf, win]) => decodeChunk(buf, win, from, to)));
+      const wrong = (['t', 'sum', 'count', 'min', 'max', 'last', 'sumsq'] as const).filter((k) => {
+        const bit = k === 't' || k === 'sum' ? -1 : COLUMN[k];
+        if (bit > 0 && !(columns & bit)) return out[k] !== out.sum; // not asked for: the sum column itself
+        return !same(out[k], want[k]);
+      });
+      t.same(wrong, [], `columns ${columns}, [${from}, ${to})`);
+    }
+  }
+});
+
+t.test('points append after others only when all later and sorted', async (t) => {
+  const { appendAfter } = await import('../../src/tsdb/points.js');
+  const { pointsFor } = await import('../../src/tsdb/chunk.js');
+  const out = pointsFor(COLUMN.count);
+  t.ok(appendAfter(out, points([[10, 1], [20, 2]])));
+  t.ok(appendAfter(out, emptyPoints()), 'nothing to append');
+  t.notOk(appendAfter(out, points([[20, 5], [30, 6]])), 'an equal time must be merged, not appended');
+  t.notOk(appendAfter(out, points([[40, 5], [35, 6]])), 'unsorted');
+  t.ok(appendAfter(out, points([[25, 3]])));
+  t.same([out.t, out.sum, out.count], [[10, 20, 25], [1, 2, 3], [1, 1, 1]]);
+  t.equal(out.max, out.sum, 'a column not read stays the sum column');
+});

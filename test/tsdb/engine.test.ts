@@ -242,3 +242,40 @@ t.test('a read of more series than a batch visits each once, in order, whole, wh
   await a.engine.close();
   await a.crash();
 });
+
+t.test('a read over windows of one part each joins them in time order, with the head after or merged into the last', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { COLUMN } = await import('../../src/tsdb/points.js');
+  const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400;
+  const a = await open(dir);
+  const host = (h: string) => Object.freeze([Object.freeze(['host', h] as const)]);
+  // three ended 6-hour windows, a point a minute, stored by one checkpoint: one part each
+  for (let i = 0; i < 1080; i += 60) {
+    await a.engine.append(1, ['a', 'b'].flatMap((h) => Array.from({ length: 60 }, (_, k) => valueSample('m', host(h), base + (i + k) * 60, i + k))));
+  }
+  await a.engine.checkpoint();
+  // then, in the head: series a a point into the last stored minute (the bucket is split
+  // between a part and the head) and one into a fourth window; series b the latter only
+  const end = base + 1080 * 60;
+  await a.engine.append(1, [valueSample('m', host('a'), end - 30, 1000), valueSample('m', host('a'), end + 10, 7), valueSample('m', host('b'), end + 10, 7)]);
+  const ids = ['a', 'b'].map((h) => a.engine.select(1, 'm', { op: 'all' }).find((r) => r.tags[0]![1] === h)!.id);
+  const minutes = Array.from({ length: 1080 }, (_, i) => base + i * 60);
+  const [sa, sb] = await a.engine.read(1, ids, 60, base, base + 86400);
+  t.same(sa!.t, [...minutes, end], 'series a: every minute once, in order, then the fourth window');
+  t.same([sa!.count[1079], sa!.sum[1079], sa!.max[1079], sa!.last[1079]], [2, 1079 + 1000, 1079, 1000], 'the split bucket merged, the head\'s point the later write');
+  t.same([sa!.count[1080], sa!.sum[1080]], [1, 7]);
+  t.same(sb!.t, [...minutes, end], 'series b: the head\'s point appended after the stored windows');
+  t.same(sb!.sum, [...minutes.map((_, i) => i), 7]);
+  t.same(sb!.min, sb!.sum, 'plain points: min is the value');
+  t.same(sb!.sumsq, sb!.sum.map((v) => v * v));
+  const raw = (await a.engine.read(1, [ids[0]!], 0, base, base + 86400))[0]!;
+  t.same(raw.t, [...minutes, end - 30, end + 10], 'raw: the head\'s points after the stored ones');
+  // a mean reads count and sum only: the same counts and sums
+  const means: number[][] = [];
+  await a.engine.readEach(1, ids, 60, base, base + 86400, (_, p) => means.push([p.t.length, p.count.reduce((x, y) => x + y, 0), p.sum.reduce((x, y) => x + y, 0)]), COLUMN.count);
+  const total = (1079 * 1080) / 2;
+  t.same(means, [[1081, 1082, total + 1007], [1081, 1081, total + 7]], 'count and sum of a read asked for those only');
+  await a.engine.close();
+  await a.crash();
+});
