@@ -1,0 +1,57 @@
+// `node bench/read-wide.js [--series 10000] [--repeat 30] [--window-seconds 900]`: the wide
+// soak's slowest read on its own, in process, no HTTP: a grouped 1-hour read at 60 s
+// (group_by region, sum of means) over series with a point every 10 s, as the soak's
+// data stands past a few window boundaries (every ended window one sealed part a tier,
+// the current one in the head). Prints the read's p50 / p90 / max in ms. Run it with
+// `node --cpu-prof --cpu-prof-dir=DIR` for the profile of the reads (the set-up is the
+// first seconds). Build first (`npm run build`): it uses dist/.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: opt } = parseArgs({ options: { series: { type: 'string', default: '10000' }, repeat: { type: 'string', default: '30' }, 'window-seconds': { type: 'string', default: '900' } } });
+process.env.GW_TEST_WINDOW_SECONDS = opt['window-seconds'];
+const { Store } = await import('../dist/store/db.js');
+const { CommitQueue } = await import('../dist/store/commit.js');
+const { Engine, COLUMN } = await import('../dist/tsdb/engine.js');
+const { createLogger } = await import('../dist/log.js');
+const { valueSample } = await import('../dist/tsdb/sample.js');
+const { GroupFold, forEachValue } = await import('../dist/query/summary.js');
+const { rollUp } = await import('../dist/tsdb/points.js');
+
+const SERIES = Number(opt.series);
+const dir = mkdtempSync(join(tmpdir(), 'gw-read-wide-'));
+const store = await Store.open(dir, { sync: false });
+const commit = new CommitQueue(store.db, false);
+const engine = await Engine.open(store, commit, createLogger('silent'), { checkpointMs: 3_600_000, checkpointWalBytes: 1 << 30, sealIdleMs: 1 });
+const tags = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `host-${i}`]), Object.freeze(['region', `region-${Math.floor(i / (SERIES / 5))}`])]));
+const now = Math.floor(Date.now() / 60000) * 60;
+const started = performance.now();
+for (let t = now - 3600; t < now; t += 10) {
+  await engine.append(1, tags.map((tg, i) => valueSample('soak.m0', tg, t, (i * 7 + t) % 1000 / 10)));
+}
+// ended windows written (one part a tier each) and sealed; the current one stays in the head
+await engine.checkpoint();
+await engine.checkpoint();
+console.log(`${SERIES} series x 360 points set up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+const refs = engine.select(1, 'soak.m0', { op: 'all' });
+const region = (r) => r.tags.find(([k]) => k === 'region')[1];
+const groups = [...new Set(refs.map(region))].sort();
+const unitOf = refs.map((r) => groups.indexOf(region(r)));
+const from = now - 3600;
+const times = [];
+for (let k = 0; k < Number(opt.repeat); k++) {
+  const t0 = performance.now();
+  const folds = groups.map(() => new GroupFold(from, 60, 60, 'sum'));
+  await engine.readEach(1, refs.map((r) => r.id), 60, from, now, (n, p) => forEachValue(rollUp(p, 60), 'mean', from, false, folds[unitOf[n]].add), COLUMN.count);
+  times.push(performance.now() - t0);
+}
+times.sort((a, b) => a - b);
+const at = (p) => times[Math.min(times.length - 1, Math.floor((times.length - 1) * p + 0.5))].toFixed(0);
+console.log(`grouped 1-hour read of ${refs.length} series: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms (${times.length} reads)`);
+await engine.close();
+await commit.idle();
+await store.close();
+rmSync(dir, { recursive: true, force: true });
