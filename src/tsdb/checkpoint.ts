@@ -39,13 +39,16 @@ const END_SPREAD = 5;
  * and tier from LevelDB, one value each (the wide soak's read p99). Spread by series:
  * 50,000 series that start a window together would otherwise all reach the age limit, or
  * see their window end, at the same checkpoint, and write 200,000 parts in one go. Each
- * series has a fixed place in [0, 1): its age limit is 50-100 % of headMaxAgeMs, and an
- * ended window waits up to END_SPREAD checkpoint intervals.
+ * series has a fixed place in [0, 1): its age limit is 50-100 % of headMaxAgeMs, its
+ * size limit 75-125 % of flushPoints (120 on average, as before: series at one point in
+ * 10 s that started a window together all reached 120 points at one checkpoint, 20
+ * minutes after the boundary, and the wide soak's read p99 reached 609 ms in that minute),
+ * and an ended window waits up to END_SPREAD checkpoint intervals.
  */
 export function writeDue(c: Pick<HeadChunk, 'series' | 'window' | 'size' | 'firstAppendMs'>, nowMs: number, opts: Pick<EngineOptions, 'flushPoints' | 'headMaxAgeMs' | 'checkpointMs'>): boolean {
   const { flushPoints = 120, headMaxAgeMs = 1_800_000, checkpointMs } = opts;
-  if (c.size >= flushPoints) return true;
   const place = seriesPlace(c.series);
+  if (c.size >= flushPoints * (0.75 + place / 2)) return true;
   return nowMs - c.firstAppendMs >= headMaxAgeMs * (0.5 + place / 2) || nowMs >= (c.window + WINDOW) * 1000 + place * END_SPREAD * checkpointMs;
 }
 

@@ -18,9 +18,9 @@ export interface EngineOptions {
   /** a window whose end has passed is sealed (merged whole) after this long without writes */
   sealIdleMs: number;
   /**
-   * a checkpoint writes a window's new points once there are this many (default 120, as
-   * Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default 30
-   * minutes), or the window has ended (both spread by series: checkpoint.ts); until then
+   * a checkpoint writes a window's new points once there are about this many (default 120,
+   * as Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default
+   * 30 minutes), or the window has ended (all three spread by series: checkpoint.ts); until then
    * they stay in the head and their WAL records stay too. 1: every checkpoint writes every
    * window (why sparse series wait: `writeDue`).
    */
