@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
-import { startServer, basicAuth, rssMb } from './server.js';
+import { startServer, basicAuth, cpuSeconds, rssMb } from './server.js';
 import { parseArgs } from 'node:util';
 
 const nodeArgs = process.env.GW_SOAK_NODE_ARGS ? process.env.GW_SOAK_NODE_ARGS.split(' ') : [];
@@ -125,19 +125,23 @@ async function heapMb() {
 
 const rows = [];
 console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
-console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | RSS MB | heap / external MB | data MB |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | server cores | RSS MB | heap / external MB | data MB |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 const tasks = [...Array.from({ length: WRITERS }, writer), reader()];
+// the server's CPU time a minute, in cores: on one request thread, a read waits behind
+// everything else the server does, so its p99 follows how busy the server is
+let cpuBefore = cpuSeconds(child.pid);
 for (let m = 1; m <= MINUTES; m++) {
   await new Promise((r) => setTimeout(r, t0 + m * 60_000 - Date.now()));
   const cur = minute;
   minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
   const row = {
     minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
-    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, rss: rssMb(child.pid), ...(await heapMb()), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, cores: (cpuSeconds(child.pid) - cpuBefore) / 60, rss: rssMb(child.pid), ...(await heapMb()), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
   };
+  cpuBefore += row.cores * 60;
   rows.push(row);
-  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.rss.toFixed(0)} | ${row.heap.toFixed(0)} / ${row.external.toFixed(0)} | ${row.data.toFixed(1)} |`);
+  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.cores.toFixed(2)} | ${row.rss.toFixed(0)} | ${row.heap.toFixed(0)} / ${row.external.toFixed(0)} | ${row.data.toFixed(1)} |`);
 }
 stopping = true;
 await Promise.all(tasks);
