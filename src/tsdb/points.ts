@@ -139,16 +139,33 @@ function concat(parts: Points[]): Points {
 
 /**
  * Appends the points of `src` to `out` (whose columns not read are its sum column, as
- * chunk.ts's pointsFor makes them) if they are sorted, distinct and all later than out's
- * last: the head's points after a read's stored windows, without the copy of both that
- * sortMerge makes. Returns false, appending nothing, otherwise.
+ * chunk.ts's pointsFor makes them) if their times never go back, from out's last on: a
+ * time equal to the one before merges into it, as sortMerge merges a later write into
+ * an earlier one. That is the head's points after a read's stored parts, and the head's
+ * two halves (being written, received since): a 60 s bucket split between them at a
+ * checkpoint is common, and sent every such series through a k-way merge that copied
+ * all its points one by one. Returns false, appending nothing, if a time goes back.
  */
-export function appendAfter(out: Points, src: Points): boolean {
+export function appendInOrder(out: Points, src: Points): boolean {
   const n = src.t.length;
   if (n === 0) return true;
-  if ((out.t.length > 0 && src.t[0]! <= out.t[out.t.length - 1]!) || !isStrictlySorted(src.t)) return false;
+  const st = src.t;
+  const lastT = out.t.length > 0 ? out.t[out.t.length - 1]! : -Infinity;
+  if (st[0]! < lastT) return false;
+  let strictly = st[0]! > lastT;
+  for (let i = 1; i < n; i++) {
+    if (st[i]! < st[i - 1]!) return false;
+    if (st[i] === st[i - 1]) strictly = false;
+  }
+  if (!strictly) {
+    for (let i = 0; i < n; i++) {
+      if (out.t.length > 0 && out.t[out.t.length - 1] === st[i]) mergeWanted(out, out.t.length - 1, src, i);
+      else pushWanted(out, src, i);
+    }
+    return true;
+  }
   const push = (dst: number[], from: number[]) => { for (let i = 0; i < n; i++) dst.push(from[i]!); };
-  push(out.t, src.t);
+  push(out.t, st);
   push(out.sum, src.sum);
   if (out.count !== out.sum) push(out.count, src.count);
   if (out.min !== out.sum) push(out.min, src.min);
@@ -156,6 +173,53 @@ export function appendAfter(out: Points, src: Points): boolean {
   if (out.last !== out.sum) push(out.last, src.last);
   if (out.sumsq !== out.sum) push(out.sumsq, src.sumsq);
   return true;
+}
+
+/**
+ * After sorted, distinct points were appended to `out` from index `start` on (one chunk
+ * part, chunk.ts's decodeChunkInto): merges the first of them into the point before when
+ * their times are equal (a bucket split between two parts of a window). Returns false if
+ * the first comes before it: the parts overlap, and only sortMerge orders them.
+ */
+export function mergeSeam(out: Points, start: number): boolean {
+  if (start === 0 || start >= out.t.length) return true;
+  const before = out.t[start - 1]!;
+  const first = out.t[start]!;
+  if (first > before) return true;
+  if (first < before) return false;
+  mergeWanted(out, start - 1, out, start);
+  for (const col of wantedColumns(out)) col.splice(start, 1);
+  return true;
+}
+
+/** The distinct arrays of `p`: time, sum and the columns that are not the sum column. */
+function wantedColumns(p: Points): number[][] {
+  const out = [p.t, p.sum];
+  for (const col of [p.count, p.min, p.max, p.last, p.sumsq]) if (col !== p.sum) out.push(col);
+  return out;
+}
+
+/** mergeInto for `dst` whose columns not read are its sum column: only the others change. */
+function mergeWanted(dst: Points, i: number, src: Points, j: number): void {
+  const sum = dst.sum;
+  if (dst.count !== sum) dst.count[i]! += src.count[j]!;
+  if (dst.min !== sum && src.min[j]! < dst.min[i]!) dst.min[i] = src.min[j]!;
+  if (dst.max !== sum && src.max[j]! > dst.max[i]!) dst.max[i] = src.max[j]!;
+  if (dst.last !== sum) dst.last[i] = src.last[j]!;
+  if (dst.sumsq !== sum) dst.sumsq[i]! += src.sumsq[j]!;
+  sum[i]! += src.sum[j]!;
+}
+
+/** copyPoint for `dst` whose columns not read are its sum column. */
+function pushWanted(dst: Points, src: Points, i: number): void {
+  const sum = dst.sum;
+  dst.t.push(src.t[i]!);
+  if (dst.count !== sum) dst.count.push(src.count[i]!);
+  if (dst.min !== sum) dst.min.push(src.min[i]!);
+  if (dst.max !== sum) dst.max.push(src.max[i]!);
+  if (dst.last !== sum) dst.last.push(src.last[i]!);
+  if (dst.sumsq !== sum) dst.sumsq.push(src.sumsq[i]!);
+  sum.push(src.sum[i]!);
 }
 
 export function copyPoint(dst: Points, src: Points, i: number): void {

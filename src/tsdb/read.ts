@@ -10,7 +10,7 @@
 import type { EngineState } from './state.js';
 import { ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk, decodeChunkInto, pointsFor } from './chunk.js';
-import { ALL_COLUMNS, appendAfter, sortMerge, type Points } from './points.js';
+import { ALL_COLUMNS, appendInOrder, isStrictlySorted, mergeSeam, sortMerge, type Points } from './points.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
@@ -122,17 +122,20 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     }
     const lo = first[n]!;
     const hi = first[n + 1]!;
-    if ((hi - lo > 1 || (hi > lo && memory.length)) && oneAWindow(keyWindow, lo, hi)) {
-      // the common case past a few window boundaries: one part a window (sealed ones),
-      // the head's points after them. Windows are disjoint in time, so whatever the
-      // order of their part numbers, they are decoded one after another into one set of
-      // columns; a read over five windows of 10,000 series made five sets and a copy a series
-      const out = pointsFor(columns);
-      for (let i = lo; i < hi; i++) if (bufs[i]) decodeChunkInto(out, bufs[i]!, keyWindow[i]!, from, to, columns);
-      let rest = 0;
-      while (rest < memory.length && appendAfter(out, memory[rest]!)) rest++;
-      visit(a + n, rest === memory.length ? out : sortMerge([out, ...memory.slice(rest)]));
+    // the head alone: as it is, unless a bucket is split between its two halves
+    const only = hi === lo && memory.length === 1 ? memory[0]! : null;
+    if (only && isStrictlySorted(only.t)) {
+      visit(a + n, only);
       continue;
+    }
+    if (hi - lo > 1 || memory.length) {
+      const out = joined(bufs, keyWindow, lo, hi, from, to, columns);
+      if (out) {
+        let rest = 0;
+        while (rest < memory.length && appendInOrder(out, memory[rest]!)) rest++;
+        visit(a + n, rest === memory.length ? out : sortMerge([out, ...memory.slice(rest)]));
+        continue;
+      }
     }
     const parts: { part: number; window: number; points: Points }[] = [];
     for (let i = lo; i < hi; i++) {
@@ -143,14 +146,28 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     // part numbers grow with writes across windows too; windows are disjoint in time
     if (parts.length > 1) parts.sort((x, y) => x.part - y.part);
     // head points are the newest writes of their windows
-    visit(a + n, parts.length === 0 && memory.length === 1 ? memory[0]! : sortMerge([...parts.map((p) => p.points), ...memory]));
+    visit(a + n, sortMerge([...parts.map((p) => p.points), ...memory]));
   }
 }
 
-/** Whether keys [lo, hi) are of distinct windows (they are listed in window order). */
-function oneAWindow(keyWindow: readonly number[], lo: number, hi: number): boolean {
-  for (let i = lo + 1; i < hi; i++) if (keyWindow[i] === keyWindow[i - 1]) return false;
-  return true;
+/**
+ * Parts [lo, hi) of a series (listed in window order, then part order, which is write
+ * order) decoded one after another into one set of columns, if none goes back in time
+ * before the one before it; null if two overlap (out-of-order points: sortMerge orders
+ * them). The common case: windows are disjoint in time, and a window's parts follow one
+ * another, at most sharing a bucket split by a checkpoint. A read over five windows of
+ * 10,000 series made a set of columns a part and a copy of all of them a series.
+ */
+function joined(bufs: readonly (Buffer | undefined)[], keyWindow: readonly number[], lo: number, hi: number, from: number, to: number, columns: number): Points | null {
+  const out = pointsFor(columns);
+  for (let i = lo; i < hi; i++) {
+    const buf = bufs[i];
+    if (!buf) continue; // merged or expired meanwhile
+    const start = out.t.length;
+    decodeChunkInto(out, buf, keyWindow[i]!, from, to, columns);
+    if (!mergeSeam(out, start)) return null;
+  }
+  return out;
 }
 
 /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { decodeChunk, encodeChunk } from '../../src/tsdb/chunk.js';
 import { ByteReader, ByteWriter } from '../../src/tsdb/bytes.js';
 import { readValues, writeValues } from '../../src/tsdb/values.js';
-import { COLUMN, emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
+import { ALL_COLUMNS, COLUMN, emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
 import { decodeWal, encodeWal } from '../../src/tsdb/wal.js';
 
 function roundTripValues(t: Test, values: number[]): number[] {
@@ -221,15 +221,78 @@ t.test('chunks decoded one after another into one set of columns equal their mer
   }
 });
 
-t.test('points append after others only when all later and sorted', async (t) => {
-  const { appendAfter } = await import('../../src/tsdb/points.js');
+t.test('points append after others when their times never go back; an equal time merges into the one before', async (t) => {
+  const { appendInOrder } = await import('../../src/tsdb/points.js');
   const { pointsFor } = await import('../../src/tsdb/chunk.js');
   const out = pointsFor(COLUMN.count);
-  t.ok(appendAfter(out, points([[10, 1], [20, 2]])));
-  t.ok(appendAfter(out, emptyPoints()), 'nothing to append');
-  t.notOk(appendAfter(out, points([[20, 5], [30, 6]])), 'an equal time must be merged, not appended');
-  t.notOk(appendAfter(out, points([[40, 5], [35, 6]])), 'unsorted');
-  t.ok(appendAfter(out, points([[25, 3]])));
+  t.ok(appendInOrder(out, points([[10, 1], [20, 2]])));
+  t.ok(appendInOrder(out, emptyPoints()), 'nothing to append');
+  t.notOk(appendInOrder(out, points([[15, 5], [30, 6]])), 'a time before the last one');
+  t.notOk(appendInOrder(out, points([[40, 5], [35, 6]])), 'unsorted');
+  t.same(out.t, [10, 20], 'nothing appended by a refusal');
+  t.ok(appendInOrder(out, points([[25, 3]])));
   t.same([out.t, out.sum, out.count], [[10, 20, 25], [1, 2, 3], [1, 1, 1]]);
   t.equal(out.max, out.sum, 'a column not read stays the sum column');
+  // a bucket split: the first point merges into the last, and so does a repeat within
+  const split = emptyPoints();
+  pushPoint(split, 25, { count: 2, sum: 10, min: 4, max: 6, last: 4, sumsq: 52 });
+  pushPoint(split, 30, { count: 1, sum: 7, min: 7, max: 7, last: 7, sumsq: 49 });
+  pushPoint(split, 30, { count: 1, sum: 1, min: 1, max: 1, last: 1, sumsq: 1 });
+  t.ok(appendInOrder(out, split));
+  t.same([out.t, out.sum, out.count], [[10, 20, 25, 30], [1, 2, 13, 8], [1, 1, 3, 2]]);
+  t.equal(out.min, out.sum, 'still the sum column: merges leave columns not read alone');
+  const all = pointsFor(ALL_COLUMNS);
+  t.ok(appendInOrder(all, points([[25, 3]])));
+  t.ok(appendInOrder(all, split));
+  t.same([all.t, all.count, all.sum, all.min, all.max, all.last, all.sumsq], [[25, 30], [3, 2], [13, 8], [3, 1], [6, 7], [4, 1], [61, 50]]);
+});
+
+t.test('parts decoded one after another, a shared bucket merged at each seam, equal their merge', async (t) => {
+  const { decodeChunkInto, pointsFor } = await import('../../src/tsdb/chunk.js');
+  const { mergeSeam } = await import('../../src/tsdb/points.js');
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  let wrong = 0;
+  let refused = 0;
+  let seams = 0;
+  for (let run = 0; run < 300; run++) {
+    // 1-4 parts of sorted, distinct times; each starts after, at, or (rarely) before the last one's last time
+    const parts: Points[] = [];
+    let last = Math.floor(rand() * 100);
+    for (let k = 1 + Math.floor(rand() * 4); k > 0; k--) {
+      const p = emptyPoints();
+      const r = rand();
+      let time = !parts.length ? last : r < 0.4 ? last : r < 0.9 ? last + 1 + Math.floor(rand() * 50) : Math.max(0, last - 1 - Math.floor(rand() * 60));
+      for (let i = 1 + Math.floor(rand() * 6); i > 0; i--) {
+        const v = Math.round(rand() * 100) - 50;
+        if (rand() < 0.5) pushPoint(p, time, { count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+        else pushPoint(p, time, { count: 3, sum: v, min: v - 2, max: v + 5, last: v + 1, sumsq: v * v + 9 });
+        last = time;
+        time += 1 + Math.floor(rand() * 20);
+      }
+      parts.push(p);
+    }
+    const bufs = parts.map((p) => encodeChunk(p, 0));
+    const want = sortMerge(bufs.map((b) => decodeChunk(b, 0)));
+    for (const columns of [0, COLUMN.count, COLUMN.min | COLUMN.sumsq, ALL_COLUMNS]) {
+      const out = pointsFor(columns);
+      let ok = true;
+      for (const b of bufs) {
+        const start = out.t.length;
+        decodeChunkInto(out, b, 0, -Infinity, Infinity, columns);
+        if (start > 0 && out.t[start] === out.t[start - 1]) seams++;
+        if (!(ok = mergeSeam(out, start))) break;
+      }
+      if (!ok) { refused++; continue; }
+      const bad = (['t', 'sum', 'count', 'min', 'max', 'last', 'sumsq'] as const).some((k) => {
+        const bit = k === 't' || k === 'sum' ? -1 : COLUMN[k];
+        if (bit > 0 && !(columns & bit)) return out[k] !== out.sum;
+        return !same(out[k], want[k]);
+      });
+      if (bad) wrong++;
+    }
+  }
+  t.equal(wrong, 0, 'every join that was not refused equals the merge');
+  t.ok(seams > 100, `seams merged (${seams})`);
+  t.ok(refused > 10, `overlapping parts refused (${refused})`);
 });

@@ -279,3 +279,58 @@ t.test('a read over windows of one part each joins them in time order, with the 
   await a.engine.close();
   await a.crash();
 });
+
+t.test('a bucket split between two parts, between a part and the head, or between the head\'s two halves is one point', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { COLUMN } = await import('../../src/tsdb/points.js');
+  const base = Math.floor(Date.now() / 1000 / 86400) * 86400 - 2 * 86400; // an ended window
+  const a = await open(dir);
+  const host = Object.freeze([Object.freeze(['host', 'a'] as const)]);
+  const add = (from: number, to: number) => a.engine.append(1, Array.from({ length: to - from }, (_, k) => valueSample('m', host, base + (from + k) * 10, from + k)));
+  // a point every 10 s, k = 0..65; checkpoints after k = 24 and k = 49 split minutes 4 and 8
+  await add(0, 25);
+  await a.engine.checkpoint();
+  await add(25, 50);
+  await a.engine.checkpoint();
+  await add(50, 62);
+  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  // every minute of k = 0..n-1: its count and sum
+  const want = (n: number) => {
+    const t: number[] = [], count: number[] = [], sum: number[] = [];
+    for (let k = 0; k < n; k++) {
+      const m = base + Math.floor(k / 6) * 60;
+      if (t[t.length - 1] !== m) { t.push(m); count.push(0); sum.push(0); }
+      count[count.length - 1]!++;
+      sum[sum.length - 1]! += k;
+    }
+    return { t, count, sum };
+  };
+  const check = async (n: number, what: string) => {
+    const [p] = await a.engine.read(1, [id], 60, base, base + 3600);
+    t.same({ t: p!.t, count: p!.count, sum: p!.sum }, want(n), `${what}: one point a minute, every sample once`);
+    t.same([p!.min[0], p!.max[0], p!.last[0]], [0, 5, 5], `${what}: min, max and last`);
+    const means: number[][] = [];
+    await a.engine.readEach(1, [id], 60, base, base + 3600, (_, q) => means.push(q.t, q.count), COLUMN.count);
+    t.same(means, [want(n).t, want(n).count], `${what}: a read of count and sum alone`);
+    const [raw] = await a.engine.read(1, [id], 0, base, base + 3600);
+    t.same(raw!.t, Array.from({ length: n }, (_, k) => base + k * 10), `${what}: raw, every point once`);
+  };
+  await check(62, 'two parts and the head');
+  // a checkpoint takes the head's points and, before it lands, minute 10 gets more: the
+  // read sees the minute in the half being written and in the half received since
+  // series b: nothing stored, its minute split between the head's halves alone
+  const hostB = Object.freeze([Object.freeze(['host', 'b'] as const)]);
+  await a.engine.append(1, [valueSample('m', hostB, base + 600, 1), valueSample('m', hostB, base + 610, 2)]);
+  const idB = a.engine.select(1, 'm', { op: 'all' }).find((r) => r.tags[0]![1] === 'b')!.id;
+  const running = a.engine.checkpoint();
+  const appended = Promise.all([add(62, 66), a.engine.append(1, [valueSample('m', hostB, base + 620, 4)])]);
+  const readingB = a.engine.read(1, [idB], 60, base, base + 3600);
+  const reading = check(66, 'the head being written and received since');
+  await Promise.all([running, appended, reading]);
+  const [b] = await readingB;
+  t.same([b!.t, b!.count, b!.sum], [[base + 600], [3], [7]], 'series b: one point for its minute');
+  await check(66, 'after the checkpoint landed');
+  await a.engine.close();
+  await a.crash();
+});
