@@ -80,9 +80,10 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
 
 /**
  * Appends the points of a chunk with from <= t < to to `out`, which must come from
- * pointsFor(columns) (its unwanted columns are its sum column) and hold only earlier
- * times: a read of several windows decodes them one after another into one set of
- * columns instead of a set each and a copy into one more.
+ * pointsFor(columns) (its unwanted columns are its sum column): a read of several parts
+ * decodes them one after another into one set of columns instead of a set each and a
+ * copy into one more. Nothing is checked here: the caller makes the seam right
+ * (points.ts's mergeSeam) or throws `out` away.
  */
 export function decodeChunkInto(out: Points, buf: Uint8Array, windowStart: number, from: number, to: number, columns: number): void {
   const r = new ByteReader(buf);

@@ -179,7 +179,8 @@ export function appendInOrder(out: Points, src: Points): boolean {
  * After sorted, distinct points were appended to `out` from index `start` on (one chunk
  * part, chunk.ts's decodeChunkInto): merges the first of them into the point before when
  * their times are equal (a bucket split between two parts of a window). Returns false if
- * the first comes before it: the parts overlap, and only sortMerge orders them.
+ * the first comes before it: the parts overlap, only sortMerge orders them, and `out`,
+ * left as it is, must be thrown away.
  */
 export function mergeSeam(out: Points, start: number): boolean {
   if (start === 0 || start >= out.t.length) return true;

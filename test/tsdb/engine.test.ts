@@ -331,6 +331,20 @@ t.test('a bucket split between two parts, between a part and the head, or betwee
   const [b] = await readingB;
   t.same([b!.t, b!.count, b!.sum], [[base + 600], [3], [7]], 'series b: one point for its minute');
   await check(66, 'after the checkpoint landed');
+  // a late point into the first minute, stored long ago: the head's point goes back in
+  // time, and once written, so does its part; both are merged the slow way, exactly
+  await a.engine.append(1, [valueSample('m', host, base + 5, 0.5)]);
+  for (const what of ['a late point in the head', 'a late point in a part']) {
+    const [p] = await a.engine.read(1, [id], 60, base, base + 3600);
+    const w = want(66);
+    w.count[0]!++;
+    w.sum[0]! += 0.5;
+    t.same({ t: p!.t, count: p!.count, sum: p!.sum }, w, `${what}: merged into its minute`);
+    t.same([p!.min[0], p!.max[0], p!.last[0]], [0, 5, 0.5], `${what}: the late point is the minute's last write`);
+    const [raw] = await a.engine.read(1, [id], 0, base, base + 3600);
+    t.same(raw!.t.slice(0, 3), [base, base + 5, base + 10], `${what}: raw, in time order`);
+    await a.engine.checkpoint();
+  }
   await a.engine.close();
   await a.crash();
 });
