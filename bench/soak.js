@@ -114,19 +114,25 @@ async function reader() {
   }
 }
 
-/** The server's JS heap in use and its external (off-heap: Buffers, typed arrays) memory, MB. */
+/**
+ * The server's JS heap in use and as V8 holds it (committed), and its external (off-heap:
+ * Buffers, typed arrays) memory, MB.
+ */
 async function heapMb() {
   const text = await new Promise((resolve) => https.get({ host: '127.0.0.1', port, path: '/metrics', agent }, (res) => {
     let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b));
   }).on('error', () => resolve('')));
   const read = (name) => Number(new RegExp(`^gaugeway_${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
-  return { heap: read('nodejs_heap_size_used_bytes'), external: read('nodejs_external_memory_bytes') };
+  return { heap: read('nodejs_heap_size_used_bytes'), heapTotal: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
 }
 
 const rows = [];
 console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
-console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | server cores | RSS MB | heap / external MB | data MB |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+// RSS split as the kernel counts it: anonymous memory (the heap, Buffers, LevelDB's caches
+// and memtables, malloc's arenas) and file pages mapped into the process (LevelDB maps its
+// table files to read them: page cache the kernel may drop, which grows with the data read)
+console.log('| minute | samples/s held | write p50 / p99 ms | read p50 / p99 ms | errors | server cores | RSS MB | anon / file MB | heap used / held / external MB | data MB |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 const tasks = [...Array.from({ length: WRITERS }, writer), reader()];
 // the server's CPU time a minute, in cores: on one request thread, a read waits behind
 // everything else the server does, so its p99 follows how busy the server is
@@ -137,11 +143,11 @@ for (let m = 1; m <= MINUTES; m++) {
   minute = { written: 0, writes: [], reads: [], errors: 0, statuses: new Set() };
   const row = {
     minute: m, held: cur.written / 60, w50: pct(cur.writes, 0.5), w99: pct(cur.writes, 0.99), r50: pct(cur.reads, 0.5), r99: pct(cur.reads, 0.99),
-    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, cores: (cpuSeconds(child.pid) - cpuBefore) / 60, rss: rssMb(child.pid), ...(await heapMb()), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
+    errors: cur.errors ? `${cur.errors} (${[...cur.statuses].join(', ')})` : 0, cores: (cpuSeconds(child.pid) - cpuBefore) / 60, rss: rssMb(child.pid), anon: rssMb(child.pid, 'RssAnon'), file: rssMb(child.pid, 'RssFile'), ...(await heapMb()), data: Number(execFileSync('du', ['-sb', join(dir, 'data')]).toString().split('\t')[0]) / 1048576,
   };
   cpuBefore += row.cores * 60;
   rows.push(row);
-  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.cores.toFixed(2)} | ${row.rss.toFixed(0)} | ${row.heap.toFixed(0)} / ${row.external.toFixed(0)} | ${row.data.toFixed(1)} |`);
+  console.log(`| ${m} | ${Math.round(row.held).toLocaleString('en')} | ${row.w50.toFixed(0)} / ${row.w99.toFixed(0)} | ${row.r50.toFixed(0)} / ${row.r99.toFixed(0)} | ${row.errors} | ${row.cores.toFixed(2)} | ${row.rss.toFixed(0)} | ${row.anon.toFixed(0)} / ${row.file.toFixed(0)} | ${row.heap.toFixed(0)} / ${row.heapTotal.toFixed(0)} / ${row.external.toFixed(0)} | ${row.data.toFixed(1)} |`);
 }
 stopping = true;
 await Promise.all(tasks);
