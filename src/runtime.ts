@@ -105,6 +105,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     checkpointWalBytes: config.storage.checkpoint.wal_bytes,
     sealIdleMs: config.storage.checkpoint.seal_idle_seconds * 1000,
     headMaxAgeMs: config.storage.checkpoint.head_max_age_seconds * 1000,
+    wideReads: () => ({ concurrency: rt.config.limits.wide_reads.concurrency, queueTimeoutMs: rt.config.limits.wide_reads.queue_timeout_ms }),
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
   catalog.checkComposite = compositeCheck(catalog);

@@ -1,6 +1,7 @@
 // Gaugeway's own Prometheus metrics, served at /metrics. One registry per running
 // service, so tests that start several servers in one process do not collide.
 import { Registry, Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
+import type { EngineStats } from './tsdb/engine.js';
 
 export class SelfMetrics {
   readonly registry = new Registry();
@@ -94,7 +95,7 @@ export class SelfMetrics {
   }
 
   /** Gauges read from the engine at scrape time. */
-  watchEngine(stats: () => { series: number; headPoints: number; walBytes: number; chunkParts: number }): void {
+  watchEngine(stats: () => EngineStats): void {
     const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({
       name, help, registers: [this.registry],
       collect() { this.set(read(stats())); },
@@ -103,6 +104,18 @@ export class SelfMetrics {
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
     gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
+    gauge('gaugeway_wide_reads_waiting', 'Queries over more than 512 series waiting for their turn (limits.wide_reads)', (s) => s.wideReadsWaiting);
+    let refusedBefore = 0;
+    new Counter({
+      name: 'gaugeway_wide_reads_refused_total', help: 'Queries over more than 512 series refused (503) after waiting limits.wide_reads.queue_timeout_ms',
+      registers: [this.registry],
+      collect() {
+        const now = stats().wideReadsRefused;
+        // the engine counts from its start; a rebuilt engine state keeps the same gate
+        if (now > refusedBefore) this.inc(now - refusedBefore);
+        refusedBefore = now;
+      },
+    });
   }
 
   /** gaugeway_scrape_targets by job and health, read from the scheduler when scraped */

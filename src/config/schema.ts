@@ -98,6 +98,16 @@ export const configSchema = {
           type: 'integer', minimum: 1, default: 50, reload: 'live',
           description: 'batch metric updates/deletes touching more metrics than this run as a background job (202)',
         },
+        wide_reads: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'queries over more than 512 series: how many run at once, and how long one waits its turn before it is refused (503)',
+          properties: {
+            concurrency: { type: 'integer', minimum: 1, default: 3, reload: 'live' },
+            queue_timeout_ms: { type: 'integer', minimum: 0, default: 10000, reload: 'live' },
+          },
+        },
         rate_limit: {
           type: 'object',
           additionalProperties: false,

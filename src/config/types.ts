@@ -43,6 +43,8 @@ export interface Config {
     new_series_per_hour: number;
     batch_job_threshold: number;
     rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
+    /** reads of more series than one read batch: at most `concurrency` at once */
+    wide_reads: { concurrency: number; queue_timeout_ms: number };
   };
   storage: {
     sync: boolean;

@@ -9,6 +9,7 @@
 //   are deleted; the head empties. Work per checkpoint follows the arrival rate.
 // - compaction.ts: parts are merged in the background (binary-counter levels), and a
 //   window idle past its end is merged whole (sealed).
+// - read-gate.ts: how many wide reads run at once, the others queued in arrival order.
 // - wal-replay.ts: recovery = series records + chunk catalog + WAL replay.
 // - read.ts, purge.ts: the read path and metric deletion.
 import type { Store } from '../store/db.js';
@@ -24,7 +25,8 @@ import { Checkpointer } from './checkpoint.js';
 import { Compactor } from './compaction.js';
 import { Mutex } from './slice.js';
 import { recover } from './wal-replay.js';
-import { readEach, readSeries, type SeriesVisitor } from './read.js';
+import { BATCH_SERIES, readEach, readSeries, type SeriesVisitor } from './read.js';
+import { ReadGate } from './read-gate.js';
 import { purgeMetrics } from './purge.js';
 import { parseChunkKey, type Tier } from './keys.js';
 
@@ -56,6 +58,20 @@ export interface SeriesStore {
   seriesCounts(account: number): Map<string, number>;
 }
 
+/** What /metrics reports of the engine. */
+export interface EngineStats {
+  series: number;
+  headPoints: number;
+  walBytes: number;
+  chunkParts: number;
+  wideReadsWaiting: number;
+  /** since the engine started */
+  wideReadsRefused: number;
+}
+
+/** as the configuration's defaults (limits.wide_reads) */
+const DEFAULT_WIDE_READS = { concurrency: 3, queueTimeoutMs: 10_000 };
+
 export class Engine implements SeriesStore {
   private appender: Appender;
   private checkpointer: Checkpointer;
@@ -64,8 +80,11 @@ export class Engine implements SeriesStore {
   private readonly maintenance = new Mutex();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** wide reads (more series than one read batch) admitted a few at a time */
+  readonly wideReads: ReadGate;
 
   private constructor(private st: EngineState) {
+    this.wideReads = new ReadGate(st.opts.wideReads ?? (() => DEFAULT_WIDE_READS));
     this.appender = new Appender(st);
     this.compactor = new Compactor(st, this.maintenance);
     this.checkpointer = new Checkpointer(st, this.compactor);
@@ -130,11 +149,16 @@ export class Engine implements SeriesStore {
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
-    return readSeries(this.st, account, series, tier, from, to);
+    return this.admitted(series, () => readSeries(this.st, account, series, tier, from, to));
   }
 
   readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number): Promise<void> {
-    return readEach(this.st, account, series, tier, from, to, visit, columns);
+    return this.admitted(series, () => readEach(this.st, account, series, tier, from, to, visit, columns));
+  }
+
+  /** A read of one batch is over in milliseconds and never waits; a wide one takes its turn. */
+  private admitted<T>(series: readonly number[], read: () => Promise<T>): Promise<T> {
+    return series.length > BATCH_SERIES ? this.wideReads.run(read) : read();
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */
@@ -185,10 +209,13 @@ export class Engine implements SeriesStore {
   }
 
   /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint, chunk parts. */
-  stats(): { series: number; headPoints: number; walBytes: number; chunkParts: number } {
+  stats(): EngineStats {
     let headPoints = 0;
     for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size + (c.flushing?.size ?? 0);
-    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size };
+    return {
+      series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size,
+      wideReadsWaiting: this.wideReads.waiting, wideReadsRefused: this.wideReads.refused,
+    };
   }
 
   async close(): Promise<void> {

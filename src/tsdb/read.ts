@@ -23,7 +23,7 @@ export type SeriesVisitor = (n: number, points: Points) => void;
  * and buffers in arrays large enough to live outside the young generation, so every
  * scavenge while it ran walked them, and the wide soak's scavenges took 20-60 ms each.
  */
-const BATCH_SERIES = 512;
+export const BATCH_SERIES = 512;
 
 /**
  * Calls `visit` for each series in order with its points at a tier, from <= t < to,

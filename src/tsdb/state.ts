@@ -9,6 +9,7 @@ import type { SeriesRecord } from './series-index.js';
 import { SeriesIndex } from './series-index.js';
 import { Head, type HeadChunk } from './head.js';
 import { ChunkCatalog } from './catalog.js';
+import type { ReadGateLimits } from './read-gate.js';
 
 export interface EngineOptions {
   /** checkpoint at least this often */
@@ -26,6 +27,8 @@ export interface EngineOptions {
    */
   flushPoints?: number;
   headMaxAgeMs?: number;
+  /** how many wide reads run at once and how long one waits its turn (read per admission) */
+  wideReads?: () => ReadGateLimits;
 }
 
 /** The engine's sublevels of the one LevelDB (key layouts in keys.ts). */

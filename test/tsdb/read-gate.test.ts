@@ -1,0 +1,72 @@
+import t from 'tap';
+import { ReadGate, type ReadGateLimits } from '../../src/tsdb/read-gate.js';
+import { ApiError } from '../../src/errors.js';
+
+/** A read that runs until its `finish` is called. */
+function heldRead(log: string[], name: string) {
+  let finish!: () => void;
+  const done = new Promise<void>((r) => { finish = r; });
+  return { finish, read: async () => { log.push(`start ${name}`); await done; log.push(`end ${name}`); return name; } };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+t.test('at most `concurrency` reads run; the others start in arrival order as slots free', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 2, queueTimeoutMs: 60_000 }));
+  const log: string[] = [];
+  const reads = ['a', 'b', 'c', 'd'].map((n) => heldRead(log, n));
+  const results = reads.map((r) => gate.run(r.read));
+  await settle();
+  t.same(log, ['start a', 'start b'], 'two run, two wait');
+  t.equal(gate.waiting, 2);
+  reads[1]!.finish();
+  await settle(); await settle();
+  t.same(log.slice(2), ['end b', 'start c'], 'the first waiting read takes the freed slot');
+  reads[0]!.finish();
+  await settle(); await settle();
+  t.same(log.slice(4), ['end a', 'start d']);
+  t.equal(gate.waiting, 0);
+  reads[2]!.finish();
+  reads[3]!.finish();
+  t.same(await Promise.all(results), ['a', 'b', 'c', 'd'], 'each read gets its own result');
+});
+
+t.test('a read that waits past the queue timeout is refused with 503, and the queue moves on', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 20 }));
+  const log: string[] = [];
+  const first = heldRead(log, 'first');
+  const running = gate.run(first.read);
+  const refused = await gate.run(async () => 'never').then(() => null, (err: unknown) => err);
+  t.ok(refused instanceof ApiError, 'an ApiError');
+  t.equal((refused as ApiError).status, 503);
+  t.match((refused as ApiError).body, { system: [/limits\.wide_reads/] });
+  t.equal((refused as ApiError).headers['Retry-After'], '1');
+  t.equal(gate.refused, 1);
+  t.equal(gate.waiting, 0, 'the refused read left the queue');
+  first.finish();
+  t.equal(await running, 'first');
+  t.equal(await gate.run(async () => 'next'), 'next', 'the slot is free again');
+});
+
+t.test('a read that fails frees its slot', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 60_000 }));
+  await t.rejects(gate.run(async () => { throw new Error('disk'); }), /disk/);
+  t.equal(await gate.run(async () => 'after'), 'after');
+});
+
+t.test('a higher limit from a reload lets waiting reads in as soon as any read ends', async (t) => {
+  const limits: ReadGateLimits = { concurrency: 1, queueTimeoutMs: 60_000 };
+  const gate = new ReadGate(() => limits);
+  const log: string[] = [];
+  const reads = ['a', 'b', 'c'].map((n) => heldRead(log, n));
+  const results = reads.map((r) => gate.run(r.read));
+  await settle();
+  t.same(log, ['start a']);
+  limits.concurrency = 3;
+  reads[0]!.finish();
+  await settle(); await settle();
+  t.same(log, ['start a', 'end a', 'start b', 'start c'], 'both waiting reads start');
+  reads[1]!.finish();
+  reads[2]!.finish();
+  await Promise.all(results);
+});
