@@ -9,6 +9,8 @@
 //   wide:  rate x 10 series (50,000 at 5,000/s), one point per series every 10 s.
 // --window-seconds shortens the engine's window (test knob GW_TEST_WINDOW_SECONDS) so
 // several window boundaries fall inside one run.
+// --seal-idle-seconds sets storage.checkpoint.seal_idle_seconds (how long an ended window
+// waits without writes before its parts are merged into one).
 // GW_SOAK_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
 // for the profile docs/benchmarks.md explains the figures with.
 import { execFileSync } from 'node:child_process';
@@ -23,7 +25,7 @@ const nodeArgs = process.env.GW_SOAK_NODE_ARGS ? process.env.GW_SOAK_NODE_ARGS.s
 const { values: opt } = parseArgs({
   options: {
     minutes: { type: 'string', default: '60' }, rate: { type: 'string', default: '5000' },
-    shape: { type: 'string', default: 'dense' }, 'window-seconds': { type: 'string' }, 'queries-per-second': { type: 'string', default: '10' },
+    shape: { type: 'string', default: 'dense' }, 'window-seconds': { type: 'string' }, 'seal-idle-seconds': { type: 'string' }, 'queries-per-second': { type: 'string', default: '10' },
   },
 });
 const MINUTES = Number(opt.minutes);
@@ -47,6 +49,7 @@ writeFileSync(config, [
   `data_dir: ${join(dir, 'data')}`, 'http:', '  listen: "127.0.0.1:0"', 'log:', '  level: info',
   'limits:', '  new_series_per_hour: 0', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
   'storage:', '  sync: true',
+  ...(opt['seal-idle-seconds'] ? ['  checkpoint:', `    seal_idle_seconds: ${Number(opt['seal-idle-seconds'])}`] : []),
 ].join('\n'));
 const env = {};
 if (opt['window-seconds']) env.GW_TEST_WINDOW_SECONDS = opt['window-seconds'];
@@ -127,7 +130,7 @@ async function heapMb() {
 }
 
 const rows = [];
-console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
+console.log(`soak: ${SHAPE}, ${RATE} samples/s (${SERIES} series), ${QPS} queries/s, ${MINUTES} min${opt['window-seconds'] ? `, window ${opt['window-seconds']} s` : ''}${opt['seal-idle-seconds'] ? `, seal idle ${opt['seal-idle-seconds']} s` : ''}; server pid ${child.pid}, data ${dir}`);
 // RSS split as the kernel counts it: anonymous memory (the heap, Buffers, LevelDB's caches
 // and memtables, malloc's arenas) and file pages mapped into the process (LevelDB maps its
 // table files to read them: page cache the kernel may drop, which grows with the data read)
