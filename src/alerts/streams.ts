@@ -1,7 +1,7 @@
 // The streams of one condition and their verdicts at one moment, read from the series
 // store: what the engine evaluates on each tick and what a preview evaluates at each step.
 import type { ConditionRecord } from '../domain/alerts.js';
-import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
+import type { Points, ReadOptions, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 import { sortMerge } from '../tsdb/points.js';
 import { canonicalMetricName } from '../domain/names.js';
@@ -14,6 +14,8 @@ const LOOKBACK = 3600;
 export const MAX_READ_SPAN = 3600 + LOOKBACK;
 /** Tag filters compiled once per condition (their globs are regular expressions). */
 const exprs = new WeakMap<ConditionRecord, TagExpr>();
+/** A check waits for a wide read's turn rather than skip a round (limits.wide_reads). */
+const PATIENT: ReadOptions = { patient: true };
 /** Streams quiet for longer than this are no longer looked for (auto-clear's horizon). */
 export const AUTO_CLEAR_SECONDS = 10 * 86400;
 
@@ -47,7 +49,7 @@ export class RoundReads {
   async fetch(): Promise<void> {
     for (const [key, w] of this.wanted) {
       const ids = [...w.ids];
-      const points = ids.length ? await this.series.read(w.account, ids, 0, this.now - w.span, this.now + 1) : [];
+      const points = ids.length ? await this.series.read(w.account, ids, 0, this.now - w.span, this.now + 1, PATIENT) : [];
       this.got.set(key, new Map(ids.map((id, i) => [id, points[i]!])));
     }
   }
@@ -68,7 +70,7 @@ export async function conditionVerdicts(
   const verdicts = new Map<string, Verdict>();
   if (refs.length === 0) return { verdicts, newest: null };
   const span = spanOf(c);
-  const raw = reads?.raw(account, c, refs) ?? await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1);
+  const raw = reads?.raw(account, c, refs) ?? await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1, PATIENT);
   let newest: number | null = null;
   for (const p of raw) {
     const t = p.t[p.t.length - 1];
@@ -77,7 +79,7 @@ export async function conditionVerdicts(
   if (c.type === 'absent') {
     // streams silent for longer than the raw read: their last point, from the 60 s tier
     const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
-    const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span) : [];
+    const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span, PATIENT) : [];
     const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
     refs.forEach((r, i) => {
       const p = raw[i]!;

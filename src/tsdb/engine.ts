@@ -37,18 +37,27 @@ export { COLUMN, ALL_COLUMNS } from './points.js';
 export type { EngineOptions } from './state.js';
 export type { SeriesVisitor } from './read.js';
 
+/** How a wide read (more series than one read batch) is admitted (read-gate.ts). */
+export interface ReadOptions {
+  /**
+   * wait for its turn however long it takes, never refused: alert checks, where a refused
+   * read would skip a round of evaluation
+   */
+  patient?: boolean;
+}
+
 /** What the HTTP, ingest and query layers may use. A second backend implements this. */
 export interface SeriesStore {
   append(account: number, samples: readonly Sample[]): Promise<void>;
   select(account: number, metric: string, expr: TagExpr): SeriesRef[];
   /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
-  read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]>;
+  read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]>;
   /**
    * The same points handed to `visit` one series at a time, for reads too wide to hold
    * whole. `columns` (COLUMN bits, default all): the summary columns `visit` reads besides
    * time and sum; the others may hold anything.
    */
-  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number): Promise<void>;
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number, opts?: ReadOptions): Promise<void>;
   purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
   /** The distinct values of one tag across all the account's series. */
   tagValues(account: number, tag: string): Set<string>;
@@ -148,17 +157,17 @@ export class Engine implements SeriesStore {
     return this.st.index.seriesCounts(account);
   }
 
-  read(account: number, series: readonly number[], tier: Tier, from: number, to: number): Promise<Points[]> {
-    return this.admitted(series, () => readSeries(this.st, account, series, tier, from, to));
+  read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]> {
+    return this.admitted(series, opts, () => readSeries(this.st, account, series, tier, from, to));
   }
 
-  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number): Promise<void> {
-    return this.admitted(series, () => readEach(this.st, account, series, tier, from, to, visit, columns));
+  readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number, opts?: ReadOptions): Promise<void> {
+    return this.admitted(series, opts, () => readEach(this.st, account, series, tier, from, to, visit, columns));
   }
 
   /** A read of one batch is over in milliseconds and never waits; a wide one takes its turn. */
-  private admitted<T>(series: readonly number[], read: () => Promise<T>): Promise<T> {
-    return series.length > BATCH_SERIES ? this.wideReads.run(read) : read();
+  private admitted<T>(series: readonly number[], opts: ReadOptions | undefined, read: () => Promise<T>): Promise<T> {
+    return series.length > BATCH_SERIES ? this.wideReads.run(read, opts?.patient === true) : read();
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */

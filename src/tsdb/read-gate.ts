@@ -37,9 +37,9 @@ export class ReadGate {
     return this.queue.length;
   }
 
-  /** Runs `read` once its turn comes; rejects with 503 if that takes too long. */
-  async run<T>(read: () => Promise<T>): Promise<T> {
-    await this.enter();
+  /** Runs `read` once its turn comes; rejects with 503 if that takes too long, unless `patient`. */
+  async run<T>(read: () => Promise<T>, patient = false): Promise<T> {
+    await this.enter(patient);
     try {
       return await read();
     } finally {
@@ -47,7 +47,7 @@ export class ReadGate {
     }
   }
 
-  private enter(): Promise<void> {
+  private enter(patient: boolean): Promise<void> {
     const { concurrency, queueTimeoutMs } = this.limits();
     if (this.running < concurrency && this.queue.length === 0) {
       this.running++;
@@ -60,7 +60,7 @@ export class ReadGate {
           this.running++;
           resolve();
         },
-        timer: setTimeout(() => {
+        timer: patient ? null : setTimeout(() => {
           const at = this.queue.indexOf(waiter);
           if (at >= 0) this.queue.splice(at, 1);
           this.refused++;

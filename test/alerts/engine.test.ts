@@ -188,6 +188,27 @@ t.test('source-based measurements are watched too (the source is the tag `source
   t.same(Object.keys(x.payloads()[0]!.violations), ['source=db1']);
 });
 
+t.test('a check over more than 512 series waits its turn behind wide queries however long, and is never refused', async (t) => {
+  const x = await setup(t);
+  const rt = x.s.server.rt;
+  await x.alert({ name: 'wide', conditions: [{ type: 'above', metric_name: 'wide', threshold: 90 }] });
+  const measurements = Array.from({ length: 600 }, (_, i) => ({ name: 'wide', time: x.t0 + 10, value: i === 599 ? 95 : 1, tags: { host: `h${i}` } }));
+  t.equal((await x.s.request('POST', '/v1/measurements', { json: { measurements } })).status, 200);
+  rt.config.limits.wide_reads = { concurrency: 1, queue_timeout_ms: 5 };
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  void rt.engine.wideReads.run(() => held);
+  const evaluation = x.evaluate(x.t0 + 20);
+  await poll(async () => (rt.engine.wideReads.waiting === 1 ? true : undefined));
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(rt.engine.wideReads.waiting, 1, 'still waiting after twenty queue timeouts');
+  t.equal(rt.engine.wideReads.refused, 0);
+  release();
+  await evaluation;
+  t.equal(x.payloads().length, 1, 'the check ran and fired');
+  t.same(Object.keys(x.payloads()[0]!.violations), ['host=h599']);
+});
+
 t.test('new data is evaluated without waiting for the schedule', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'now', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });

@@ -70,3 +70,17 @@ t.test('a higher limit from a reload lets waiting reads in as soon as any read e
   reads[2]!.finish();
   await Promise.all(results);
 });
+
+t.test('a patient read (an alert check) waits past the queue timeout and is never refused', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 10 }));
+  const log: string[] = [];
+  const first = heldRead(log, 'first');
+  const running = gate.run(first.read);
+  const patient = gate.run(async () => 'patient', true);
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(gate.waiting, 1, 'still waiting after five queue timeouts');
+  t.equal(gate.refused, 0);
+  first.finish();
+  t.equal(await running, 'first');
+  t.equal(await patient, 'patient');
+});
