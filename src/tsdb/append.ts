@@ -67,7 +67,7 @@ export class Appender {
     if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
     let ref = st.index.find(account, s.metric, key);
     if (!ref) {
-      ref = { id: ++st.nextSeries, account, metric: s.metric, tags: s.tags.map(([k, v]) => [k, v] as const) };
+      ref = { id: ++st.nextSeries, account, metric: s.metric, tags: kept(s.tags) };
       st.index.add(ref, key);
       const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
       ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
@@ -88,7 +88,17 @@ export function appendPoint(st: EngineState, account: number, series: number, t:
   if (c === undefined || c.window !== w) {
     c = st.head.chunk(account, series, w);
     const newest = st.current[series];
-    if (newest === undefined || newest.window <= w || !st.head.get(series)?.has(newest.window)) st.current[series] = c;
+    if (newest === undefined || newest.window <= w || !st.head.has(series, newest.window)) st.current[series] = c;
   }
   c.append(t, s, seq);
+}
+
+/**
+ * The tag pairs a new series keeps: ingest's own when frozen (the tagged API's, cached by
+ * their text and shared by every sample of the series), else a copy. A second copy of
+ * every series' pairs was three arrays, about 190 bytes, a series.
+ */
+function kept(tags: Sample['tags']): Sample['tags'] {
+  if (Object.isFrozen(tags) && tags.every((p) => Object.isFrozen(p))) return tags;
+  return tags.map(([k, v]) => [k, v] as const);
 }

@@ -204,7 +204,7 @@ export class Engine implements SeriesStore {
 
   /** Whether the head holds this raw window (it is still receiving points). */
   hasOpenWindow(series: number, window: number): boolean {
-    return this.st.head.get(series)?.has(window) === true;
+    return this.st.head.has(series, window);
   }
 
   /** Runs `fn` while no compaction runs (the retention pass rewrites parts too). */
@@ -220,7 +220,7 @@ export class Engine implements SeriesStore {
   /** For self-metrics: series known, points held in the head, WAL bytes since the last checkpoint, chunk parts. */
   stats(): EngineStats {
     let headPoints = 0;
-    for (const windows of this.st.head.series.values()) for (const c of windows.values()) headPoints += c.size + (c.flushing?.size ?? 0);
+    for (const c of this.st.head.chunks()) headPoints += c.size + (c.flushing?.size ?? 0);
     return {
       series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size,
       wideReadsWaiting: this.wideReads.waiting, wideReadsRefused: this.wideReads.refused,

@@ -585,30 +585,44 @@ export class HeadChunk {
   }
 }
 
-/** Head chunks by series, then window. */
+/**
+ * Head chunks by series: a series' open windows in an array (one, except around a window
+ * boundary or for late points). A Map of windows a series cost about 250 bytes of heap
+ * more than the array, for every series held.
+ */
 export class Head {
-  readonly series = new Map<number, Map<number, HeadChunk>>();
+  readonly series = new Map<number, HeadChunk[]>();
 
-  get(series: number): Map<number, HeadChunk> | undefined {
+  /** The series' open windows, in no particular order; not to be kept (it changes). */
+  get(series: number): readonly HeadChunk[] | undefined {
     return this.series.get(series);
   }
 
+  /** Whether the head holds this window of the series. */
+  has(series: number, window: number): boolean {
+    const chunks = this.series.get(series);
+    return chunks !== undefined && chunks.some((c) => c.window === window);
+  }
+
   chunk(account: number, series: number, window: number): HeadChunk {
-    let byWindow = this.series.get(series);
-    if (!byWindow) this.series.set(series, (byWindow = new Map()));
-    let c = byWindow.get(window);
-    if (!c) byWindow.set(window, (c = new HeadChunk(account, series, window)));
+    const chunks = this.series.get(series);
+    if (chunks) for (const c of chunks) if (c.window === window) return c;
+    const c = new HeadChunk(account, series, window);
+    // a literal of one: push onto an empty array reserves room for 17
+    if (chunks) chunks.push(c);
+    else this.series.set(series, [c]);
     return c;
   }
 
   remove(chunk: HeadChunk): void {
-    const byWindow = this.series.get(chunk.series);
-    if (!byWindow || byWindow.get(chunk.window) !== chunk) return;
-    byWindow.delete(chunk.window);
-    if (byWindow.size === 0) this.series.delete(chunk.series);
+    const chunks = this.series.get(chunk.series);
+    const at = chunks ? chunks.indexOf(chunk) : -1;
+    if (at < 0) return;
+    chunks!.splice(at, 1);
+    if (chunks!.length === 0) this.series.delete(chunk.series);
   }
 
   *chunks(): Generator<HeadChunk> {
-    for (const byWindow of this.series.values()) yield* byWindow.values();
+    for (const chunks of this.series.values()) yield* chunks;
   }
 }

@@ -18,7 +18,7 @@ export async function purgeMetrics(st: EngineState, account: number, metrics: re
   for (const ref of refs) {
     ops.push(delOp(series, seriesKey(account, ref.id)));
     st.catalog.removeSeries(ref.id);
-    for (const c of [...(st.head.get(ref.id)?.values() ?? [])]) st.forget(c);
+    for (const c of [...(st.head.get(ref.id) ?? [])]) st.forget(c);
   }
   for (const ref of refs) {
     for (const tier of TIERS) {

@@ -88,7 +88,7 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     if (windows) {
       // copies taken now (later appends do not leak into this read), rolled up when visited
       const memory: HeadChunk[] = [];
-      for (const c of windows.values()) if (c.window + WINDOW > from && c.window < to) memory.push(c);
+      for (const c of windows) if (c.window + WINDOW > from && c.window < to) memory.push(c);
       if (memory.length > 1) memory.sort((x, y) => x.window - y.window);
       for (const c of memory) {
         if (buckets) c.bucketsInto(from, to, step, buckets);

@@ -2,7 +2,7 @@
 // metric + sorted tag pairs -> series id, and postings (tag name -> value -> ids) per
 // metric, so a filter looks at the values of the tags it names, never at every series.
 import type { TagPairs } from './sample.js';
-import { matchingIds, type Postings, type TagExpr } from './tag-expr.js';
+import { matchingIds, withId, type PostingList, type Postings, type TagExpr } from './tag-expr.js';
 
 export interface SeriesRef {
   id: number;
@@ -20,7 +20,7 @@ export interface SeriesRecord {
 
 class MetricSeries implements Postings {
   readonly byKey = new Map<string, SeriesRef>();
-  readonly postings = new Map<string, Map<string, Set<number>>>();
+  readonly postings = new Map<string, Map<string, PostingList>>();
   readonly ids = new Set<number>();
 
   add(ref: SeriesRef, key: string): void {
@@ -29,9 +29,9 @@ class MetricSeries implements Postings {
     for (const [k, v] of ref.tags) {
       let values = this.postings.get(k);
       if (!values) this.postings.set(k, (values = new Map()));
-      let ids = values.get(v);
-      if (!ids) values.set(v, (ids = new Set()));
-      ids.add(ref.id);
+      const ids = values.get(v);
+      const next = withId(ids, ref.id);
+      if (next !== ids) values.set(v, next);
     }
   }
 }

@@ -348,3 +348,18 @@ t.test('a bucket split between two parts, between a part and the head, or betwee
   await a.engine.close();
   await a.crash();
 });
+
+t.test('a new series keeps frozen tag pairs as they are, and copies pairs the caller could still change', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const a = await open(dir);
+  const now = Math.floor(Date.now() / 1000);
+  await a.engine.append(1, [valueSample('shared', tags, now, 1)]);
+  t.equal(a.engine.select(1, 'shared', { op: 'all' })[0]!.tags, tags, 'frozen pairs (ingest caches them) are shared, not copied');
+  const loose: [string, string][] = [['host', 'b']];
+  await a.engine.append(1, [valueSample('copied', loose, now, 1)]);
+  loose[0]![1] = 'changed';
+  t.same(a.engine.select(1, 'copied', { op: 'all' })[0]!.tags, [['host', 'b']], 'unfrozen pairs are copied');
+  await a.engine.close();
+  await a.store.close();
+});
