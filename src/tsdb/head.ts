@@ -205,6 +205,16 @@ interface RollCache {
   version: number;
 }
 
+/**
+ * A series window's time and value columns in one buffer (values first, 8-byte aligned):
+ * an ArrayBuffer and its backing store cost about 150 bytes beyond their data, and the
+ * head holds a pair for every series.
+ */
+function pointColumns(size: number): { dt: Uint16Array; v: Float64Array } {
+  const buf = new ArrayBuffer(size * 10);
+  return { v: new Float64Array(buf, 0, size), dt: new Uint16Array(buf, size * 8, size) };
+}
+
 function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
   const next = new (a.constructor as { new (n: number): T })(size);
   next.set(a);
@@ -242,8 +252,9 @@ export class Columns {
       this.sorted = from.sorted;
       return;
     }
-    this.dt = new Uint16Array(Math.max(INITIAL, capacity));
-    this.v = new Float64Array(Math.max(INITIAL, capacity));
+    const { dt, v } = pointColumns(Math.max(INITIAL, capacity));
+    this.dt = dt;
+    this.v = v;
   }
 
   /**
@@ -298,8 +309,11 @@ export class Columns {
   }
 
   private resize(size: number): void {
-    this.dt = grow(this.dt, size);
-    this.v = grow(this.v, size);
+    const { dt, v } = pointColumns(size);
+    dt.set(this.dt);
+    v.set(this.v);
+    this.dt = dt;
+    this.v = v;
     const cx = this.cx;
     if (cx) this.cx = { count: grow(cx.count, size), min: grow(cx.min, size), max: grow(cx.max, size), last: grow(cx.last, size), sumsq: grow(cx.sumsq, size) };
   }
