@@ -97,7 +97,8 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   e.labelCount = labels.size;
   const name = labels.get('__name__') ?? '';
   if (!METRIC_NAME.test(name)) { e.refusal = 'metric_name'; return e; }
-  e.tags = tagsOf(labels);
+  // frozen: the engine then keeps these pairs for a new series instead of a copy
+  e.tags = Object.freeze(tagsOf(labels).map((pair) => Object.freeze(pair)));
   if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
   e.spelling = name;
   e.metric = canonicalMetricName(name);
