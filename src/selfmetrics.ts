@@ -1,7 +1,6 @@
 // Gaugeway's own Prometheus metrics, served at /metrics. One registry per running
 // service, so tests that start several servers in one process do not collide.
 import { Registry, Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
-import type { EngineStats } from './tsdb/engine.js';
 
 export class SelfMetrics {
   readonly registry = new Registry();
@@ -95,7 +94,7 @@ export class SelfMetrics {
   }
 
   /** Gauges read from the engine at scrape time. */
-  watchEngine(stats: () => EngineStats): void {
+  watchEngine(stats: () => EngineGauges): void {
     const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({
       name, help, registers: [this.registry],
       collect() { this.set(read(stats())); },
@@ -142,4 +141,15 @@ export class SelfMetrics {
     this.configReloadSuccess.set(1);
     this.configReloadTimestamp.set(Date.now() / 1000);
   }
+}
+
+/** What the storage engine reports for /metrics (its stats()). */
+export interface EngineGauges {
+  series: number;
+  headPoints: number;
+  walBytes: number;
+  chunkParts: number;
+  wideReadsWaiting: number;
+  /** since the engine started */
+  wideReadsRefused: number;
 }
