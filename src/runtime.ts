@@ -112,6 +112,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   recovery = new StoreRecovery(store, commit, disk, () => engine.reload(), log.child({ component: 'store' }));
   const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());
+  metrics.watchWideReads(() => engine.wideReads);
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
   const urlPolicy = new UrlPolicy(() => rt.config.notifications.outbound);
   const services = new Services(store, commit, (type, settings) => plugins.check(type, settings)

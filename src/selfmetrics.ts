@@ -103,14 +103,22 @@ export class SelfMetrics {
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
     gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
-    gauge('gaugeway_wide_reads_waiting', 'Queries over more than 512 series waiting for their turn (limits.wide_reads)', (s) => s.wideReadsWaiting);
+  }
+
+  /** The admission of wide reads (limits.wide_reads), apart: the engine's stats walk the head. */
+  watchWideReads(gate: () => { waiting: number; refused: number }): void {
+    new Gauge({
+      name: 'gaugeway_wide_reads_waiting', help: 'Queries over more than 512 series waiting for their turn (limits.wide_reads)',
+      registers: [this.registry],
+      collect() { this.set(gate().waiting); },
+    });
     let refusedBefore = 0;
     new Counter({
       name: 'gaugeway_wide_reads_refused_total', help: 'Queries over more than 512 series refused (503) after waiting limits.wide_reads.queue_timeout_ms',
       registers: [this.registry],
       collect() {
-        const now = stats().wideReadsRefused;
-        // the engine counts from its start; a rebuilt engine state keeps the same gate
+        // the gate counts from the engine's start
+        const now = gate().refused;
         if (now > refusedBefore) this.inc(now - refusedBefore);
         refusedBefore = now;
       },
@@ -149,7 +157,4 @@ export interface EngineGauges {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
-  wideReadsWaiting: number;
-  /** since the engine started */
-  wideReadsRefused: number;
 }

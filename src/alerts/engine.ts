@@ -13,7 +13,7 @@ import { canonicalMetricName } from '../domain/names.js';
 import type { Logger } from '../log.js';
 import type { Violation } from '../notifiers/plugin.js';
 import type { Verdict } from './evaluate.js';
-import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, RoundReads, conditionVerdicts } from './streams.js';
+import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, PATIENT, RoundReads, conditionVerdicts } from './streams.js';
 import { previewAlert, type Preview } from './preview.js';
 import { AlertStates, freshState, type AlertState } from './state.js';
 import { alertNotification } from './notification.js';
@@ -224,7 +224,7 @@ export class AlertEngine {
       let holds = true;
       for (const c of alert.conditions) {
         const found = s.violations[c.id] ?? {};
-        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom, reads);
+        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom, reads, PATIENT);
         if (newest !== null && (s.last_data_at === null || newest > s.last_data_at)) s.last_data_at = newest;
         for (const [stream, v] of verdicts) {
           if (v.kind === 'violating') found[stream] = violation(c, v);

@@ -14,8 +14,11 @@ const LOOKBACK = 3600;
 export const MAX_READ_SPAN = 3600 + LOOKBACK;
 /** Tag filters compiled once per condition (their globs are regular expressions). */
 const exprs = new WeakMap<ConditionRecord, TagExpr>();
-/** A check waits for a wide read's turn rather than skip a round (limits.wide_reads). */
-const PATIENT: ReadOptions = { patient: true };
+/**
+ * The alert engine's checks wait for a wide read's turn rather than skip a round
+ * (limits.wide_reads); a preview, an HTTP request like any query, does not.
+ */
+export const PATIENT: ReadOptions = { patient: true };
 /** Streams quiet for longer than this are no longer looked for (auto-clear's horizon). */
 export const AUTO_CLEAR_SECONDS = 10 * 86400;
 
@@ -64,13 +67,13 @@ export class RoundReads {
 
 /** The verdict of each stream (or the group) of one condition, and the newest point seen. */
 export async function conditionVerdicts(
-  series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number, reads: RoundReads | null = null,
+  series: SeriesStore, account: number, c: ConditionRecord, now: number, trackingFrom: number, reads: RoundReads | null = null, opts: ReadOptions = {},
 ): Promise<{ verdicts: Map<string, Verdict>; newest: number | null }> {
   const refs = conditionRefs(series, account, c);
   const verdicts = new Map<string, Verdict>();
   if (refs.length === 0) return { verdicts, newest: null };
   const span = spanOf(c);
-  const raw = reads?.raw(account, c, refs) ?? await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1, PATIENT);
+  const raw = reads?.raw(account, c, refs) ?? await series.read(account, refs.map((r) => r.id), 0, now - span, now + 1, opts);
   let newest: number | null = null;
   for (const p of raw) {
     const t = p.t[p.t.length - 1];
@@ -79,7 +82,7 @@ export async function conditionVerdicts(
   if (c.type === 'absent') {
     // streams silent for longer than the raw read: their last point, from the 60 s tier
     const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
-    const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span, PATIENT) : [];
+    const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span, opts) : [];
     const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
     refs.forEach((r, i) => {
       const p = raw[i]!;

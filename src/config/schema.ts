@@ -105,7 +105,8 @@ export const configSchema = {
           description: 'queries over more than 512 series: how many run at once, and how long one waits its turn before it is refused (503)',
           properties: {
             concurrency: { type: 'integer', minimum: 1, default: 3, reload: 'live' },
-            queue_timeout_ms: { type: 'integer', minimum: 0, default: 10000, reload: 'live' },
+            // setTimeout's longest delay: a longer one fires at once
+            queue_timeout_ms: { type: 'integer', minimum: 0, maximum: 2147483647, default: 10000, reload: 'live' },
           },
         },
         rate_limit: {

@@ -73,9 +73,6 @@ export interface EngineStats {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
-  wideReadsWaiting: number;
-  /** since the engine started */
-  wideReadsRefused: number;
 }
 
 /** as the configuration's defaults (limits.wide_reads) */
@@ -221,10 +218,7 @@ export class Engine implements SeriesStore {
   stats(): EngineStats {
     let headPoints = 0;
     for (const c of this.st.head.chunks()) headPoints += c.size + (c.flushing?.size ?? 0);
-    return {
-      series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size,
-      wideReadsWaiting: this.wideReads.waiting, wideReadsRefused: this.wideReads.refused,
-    };
+    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size };
   }
 
   async close(): Promise<void> {

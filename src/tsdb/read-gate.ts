@@ -48,6 +48,8 @@ export class ReadGate {
   }
 
   private enter(patient: boolean): Promise<void> {
+    // a reload may have raised the limit since the last read ended: those waiting go first
+    this.admitWaiting();
     const { concurrency, queueTimeoutMs } = this.limits();
     if (this.running < concurrency && this.queue.length === 0) {
       this.running++;

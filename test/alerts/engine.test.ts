@@ -209,6 +209,21 @@ t.test('a check over more than 512 series waits its turn behind wide queries how
   t.same(Object.keys(x.payloads()[0]!.violations), ['host=h599']);
 });
 
+t.test('a preview over more than 512 series is an HTTP read like any query: refused with 503 after the queue timeout', async (t) => {
+  const x = await setup(t);
+  const rt = x.s.server.rt;
+  const measurements = Array.from({ length: 600 }, (_, i) => ({ name: 'wide', time: x.t0 + 10, value: 1, tags: { host: `h${i}` } }));
+  t.equal((await x.s.request('POST', '/v1/measurements', { json: { measurements } })).status, 200);
+  rt.config.limits.wide_reads = { concurrency: 1, queue_timeout_ms: 20 };
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  void rt.engine.wideReads.run(() => held);
+  const r = await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [{ type: 'above', metric_name: 'wide', threshold: 90 }], start_time: x.t0, end_time: x.t0 + 60 } });
+  release();
+  t.equal(r.status, 503);
+  t.match(r.body, { errors: { system: [/limits\.wide_reads/] } });
+});
+
 t.test('new data is evaluated without waiting for the schedule', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'now', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });

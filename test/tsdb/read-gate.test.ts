@@ -84,3 +84,45 @@ t.test('a patient read (an alert check) waits past the queue timeout and is neve
   t.equal(await running, 'first');
   t.equal(await patient, 'patient');
 });
+
+t.test('a raised limit lets waiting reads in at the next arrival, ahead of it, without any read ending', async (t) => {
+  const limits: ReadGateLimits = { concurrency: 1, queueTimeoutMs: 60_000 };
+  const gate = new ReadGate(() => limits);
+  const log: string[] = [];
+  const reads = ['a', 'b', 'c', 'd'].map((n) => heldRead(log, n));
+  const results = reads.slice(0, 3).map((r) => gate.run(r.read));
+  await settle();
+  t.same(log, ['start a']);
+  limits.concurrency = 3;
+  results.push(gate.run(reads[3]!.read));
+  await settle(); await settle();
+  t.same(log, ['start a', 'start b', 'start c'], 'the two waiting start; the newcomer waits behind them');
+  t.equal(gate.waiting, 1);
+  reads[0]!.finish();
+  await settle(); await settle();
+  t.same(log.slice(3), ['end a', 'start d']);
+  for (const r of reads.slice(1)) r.finish();
+  await Promise.all(results);
+});
+
+t.test('a read refused from the middle of the queue leaves the others in their order', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 10 }));
+  const log: string[] = [];
+  const [a, b, d] = ['a', 'b', 'd'].map((n) => heldRead(log, n));
+  const ra = gate.run(a!.read);
+  const rb = gate.run(b!.read, true);
+  const rc = gate.run(async () => 'c').then(() => 'ran', () => 'refused');
+  const rd = gate.run(d!.read, true);
+  t.equal(await rc, 'refused');
+  t.equal(gate.waiting, 2);
+  a!.finish();
+  await ra;
+  await settle(); await settle();
+  t.same(log, ['start a', 'end a', 'start b']);
+  b!.finish();
+  await rb;
+  await settle(); await settle();
+  t.same(log.slice(3), ['end b', 'start d']);
+  d!.finish();
+  await rd;
+});
