@@ -14,13 +14,16 @@ export class ApiError extends Error {
   readonly body: ErrorBody;
   /** Extra headers to send with the error (e.g. Retry-After). */
   readonly headers: Record<string, string>;
+  /** The rejection's label in gaugeway_http_rejected_requests_total, where the status alone says too little. */
+  readonly reason: string | undefined;
 
-  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}, reason?: string) {
     super(describe(body));
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
     this.headers = headers;
+    this.reason = reason;
   }
 }
 

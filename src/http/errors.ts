@@ -48,7 +48,7 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
 
 function classify(err: unknown): { status: number; body: ErrorBody; reason: string; headers: Record<string, string> } {
   if (err instanceof ApiError) {
-    return { status: err.status, body: err.body, reason: reasonFor(err.status), headers: err.headers };
+    return { status: err.status, body: err.body, reason: err.reason ?? reasonFor(err.status), headers: err.headers };
   }
   const e = err as HttpLikeError & { name?: string };
   if (e?.name === 'SyntaxError' && (e.status ?? e.statusCode) === 400) {

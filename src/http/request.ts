@@ -1,5 +1,6 @@
 // Small readers of the request that every route file needs.
 import type { Ctx } from './state.js';
+import { ApiError } from '../errors.js';
 
 export function isForm(ctx: Ctx): boolean {
   return ctx.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
@@ -17,4 +18,24 @@ export function userAgent(ctx: Ctx): string | null {
 export function queryOne(ctx: Ctx, name: string): string | undefined {
   const v = ctx.query[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+const clientSignals = new WeakMap<Ctx, AbortSignal>();
+
+/**
+ * Aborted when the client closes its connection before the response is sent: a query
+ * still waiting for its turn, or between batches of a wide read, then stops rather than
+ * run for nobody (a dashboard that gave up and asked again would otherwise queue the same
+ * read twice).
+ */
+export function clientSignal(ctx: Ctx): AbortSignal {
+  const known = clientSignals.get(ctx);
+  if (known) return known;
+  const ac = new AbortController();
+  const res = ctx.res;
+  const gone = () => ac.abort(new ApiError(400, { request: ['The client closed the connection before the response'] }, {}, 'aborted'));
+  if (!res.writableFinished && ctx.req.socket.destroyed) gone();
+  else res.once('close', () => { if (!res.writableFinished) gone(); });
+  clientSignals.set(ctx, ac.signal);
+  return ac.signal;
 }

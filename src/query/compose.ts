@@ -1,6 +1,7 @@
 // One composite query for a request: the time window (start_time and resolution
 // required), the expression parsed and checked, evaluated over the caller's own series.
 import type { Retention } from '../tsdb/retention.js';
+import type { ReadOptions } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
 import { parseComposite } from './composite/parse.js';
 import { evaluateComposite } from './composite/evaluate.js';
@@ -19,10 +20,10 @@ export function composeWindow(params: Params, now: number, retention: Retention)
 }
 
 export async function runCompose(
-  deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter,
+  deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter, reads: ReadOptions = {},
 ): Promise<Series[]> {
   const expr = parseComposite(definition);
-  const source = new StoredCompositeSource(deps, account, now, retention);
+  const source = new StoredCompositeSource(deps, account, now, retention, reads);
   return evaluateComposite(expr, source, { from: window.from, to: window.to, resolution: window.resolution, dynamicTags });
 }
 

@@ -3,7 +3,7 @@
 // through the account's own catalogue), and read once at the coarsest stored tier that
 // serves the requested step, straight into one typed array per series.
 import { metricKey, type MetricCatalog, type MetricRecord } from '../domain/metrics.js';
-import type { SeriesStore } from '../tsdb/engine.js';
+import type { ReadOptions, SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 import type { Retention } from '../tsdb/retention.js';
 import { rollUp } from '../tsdb/points.js';
@@ -33,6 +33,8 @@ export class StoredCompositeSource implements CompositeSource {
     private readonly account: number,
     private readonly now: number,
     private readonly retention: Retention,
+    /** how its reads are admitted (the request's signal) */
+    private readonly reads: ReadOptions = {},
   ) {}
 
   async select(metric: string, tags: TagFilter): Promise<readonly SeriesMeta[]> {
@@ -59,7 +61,7 @@ export class StoredCompositeSource implements CompositeSource {
     const tier = chooseTier(q.step, q.start, this.now, this.retention);
     if (tier === null) throw new ApiError(400, { request: [UNAVAILABLE_RESOLUTION] });
     const end = q.start + q.length * q.step;
-    const stored = await this.deps.engine.read(this.account, series.map((s) => s.id), tier, q.start, end);
+    const stored = await this.deps.engine.read(this.account, series.map((s) => s.id), tier, q.start, end, this.reads);
     return stored.map((raw) => {
       const p = rollUp(raw, q.step);
       const out = new Float64Array(q.length).fill(NaN);

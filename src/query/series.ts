@@ -1,7 +1,7 @@
 // GET /v1/measurements/:name: select series through the tag index, read the chosen tier,
 // roll up to the resolution, summarise, group, order by tag pairs, paginate.
 import type { MetricCatalog } from '../domain/metrics.js';
-import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
+import type { Points, ReadOptions, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
@@ -59,7 +59,8 @@ function units(refs: SeriesRef[], groupBy: SeriesQuery['groupBy']): Unit[] {
   return [...groups.values()];
 }
 
-export async function runSeriesQuery(deps: QueryDeps, account: number, q: SeriesQuery, path: string): Promise<SeriesResult> {
+/** `reads`: how its reads are admitted (the request's signal) */
+export async function runSeriesQuery(deps: QueryDeps, account: number, q: SeriesQuery, path: string, reads: ReadOptions = {}): Promise<SeriesResult> {
   const metric = await deps.catalog.get(account, q.metric);
   if (!metric) throw notFound('Metric');
   const fn: SummaryFunction = q.summaryFunction ?? fromSummarize(metric.attributes.summarize_function);
@@ -81,7 +82,7 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
   const counter = metric.type === 'counter';
   const series: SeriesResult['series'] = [];
   if (q.groupBy === null) {
-    const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to);
+    const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to, reads);
     page.forEach((unit, at) => {
       const measurements = summarize(rollUp(points[at]!, resolution), fn, from, counter);
       if (measurements.length) series.push({ tags: unit.tags, measurements });
@@ -93,7 +94,7 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
     // group_by excludes `all`
     const perSeries = fn as Exclude<SummaryFunction, 'all'>;
     const visit = (n: number, p: Points) => forEachValue(rollUp(p, resolution), perSeries, from, counter, folds[unitOf[n]!]!.add);
-    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(perSeries));
+    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(perSeries), reads);
     page.forEach((unit, u) => {
       const measurements = folds[u]!.measurements();
       if (measurements.length) series.push({ tags: unit.tags, measurements });

@@ -3,7 +3,7 @@
 // Counters are returned as submitted; whenever they are summarized they are first turned
 // into deltas, a decrease counting as a reset (the delta is then the new value).
 import { metricKey, type MetricRecord } from '../domain/metrics.js';
-import type { Points, SeriesStore } from '../tsdb/engine.js';
+import type { Points, ReadOptions, SeriesStore } from '../tsdb/engine.js';
 import { emptyPoints, pushPoint, rollUp, sortMerge } from '../tsdb/points.js';
 import type { Summary } from '../tsdb/sample.js';
 import type { SourcedQuery } from './sourced-params.js';
@@ -33,7 +33,8 @@ export interface SourcedResult {
   query: { next_time?: number };
 }
 
-export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery): Promise<SourcedResult> {
+/** `reads`: how its reads are admitted (the request's signal) */
+export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery, reads: ReadOptions = {}): Promise<SourcedResult> {
   const counter = metric.type === 'counter';
   const summarizing = q.summarizeTime || q.summarizeSources;
   // Deltas need the bucket before the first one.
@@ -50,7 +51,7 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
   const buckets = new Map<string, Points>();
   for (const source of sources) {
     const ids = bySource.get(source)!;
-    const rolled = (await engine.read(account, ids, q.tier, readFrom, q.to)).map((p) => rollUp(p, q.resolution));
+    const rolled = (await engine.read(account, ids, q.tier, readFrom, q.to, reads)).map((p) => rollUp(p, q.resolution));
     buckets.set(source, counter && summarizing ? deltas(sortMerge(rolled.map((p) => deltaPoints(p))), q.from) : sortMerge(rolled));
   }
 

@@ -26,7 +26,7 @@ import { Compactor } from './compaction.js';
 import { Mutex } from './slice.js';
 import { recover } from './wal-replay.js';
 import { BATCH_SERIES, readEach, readSeries, type SeriesVisitor } from './read.js';
-import { ReadGate } from './read-gate.js';
+import { ReadGate, type Admission } from './read-gate.js';
 import { purgeMetrics } from './purge.js';
 import { parseChunkKey, type Tier } from './keys.js';
 
@@ -37,14 +37,11 @@ export { COLUMN, ALL_COLUMNS } from './points.js';
 export type { EngineOptions } from './state.js';
 export type { SeriesVisitor } from './read.js';
 
-/** How a wide read (more series than one read batch) is admitted (read-gate.ts). */
-export interface ReadOptions {
-  /**
-   * wait for its turn however long it takes, never refused: alert checks, where a refused
-   * read would skip a round of evaluation
-   */
-  patient?: boolean;
-}
+/**
+ * How a wide read (more series than one read batch) is admitted (read-gate.ts); the
+ * signal also stops any read between batches.
+ */
+export type ReadOptions = Admission;
 
 /** What the HTTP, ingest and query layers may use. A second backend implements this. */
 export interface SeriesStore {
@@ -155,16 +152,16 @@ export class Engine implements SeriesStore {
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]> {
-    return this.admitted(series, opts, () => readSeries(this.st, account, series, tier, from, to));
+    return this.admitted(series, opts, () => readSeries(this.st, account, series, tier, from, to, undefined, opts?.signal));
   }
 
   readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number, opts?: ReadOptions): Promise<void> {
-    return this.admitted(series, opts, () => readEach(this.st, account, series, tier, from, to, visit, columns));
+    return this.admitted(series, opts, () => readEach(this.st, account, series, tier, from, to, visit, columns, opts?.signal));
   }
 
   /** A read of one batch is over in milliseconds and never waits; a wide one takes its turn. */
   private admitted<T>(series: readonly number[], opts: ReadOptions | undefined, read: () => Promise<T>): Promise<T> {
-    return series.length > BATCH_SERIES ? this.wideReads.run(read, opts?.patient === true) : read();
+    return series.length > BATCH_SERIES ? this.wideReads.run(read, opts) : read();
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */

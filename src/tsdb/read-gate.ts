@@ -18,6 +18,16 @@ export interface ReadGateLimits {
   queueTimeoutMs: number;
 }
 
+export interface Admission {
+  /**
+   * wait for its turn however long it takes, never refused: alert checks, where a refused
+   * read would skip a round of evaluation
+   */
+  patient?: boolean;
+  /** aborted: the read leaves the queue at once, rejected with the signal's reason */
+  signal?: AbortSignal;
+}
+
 interface Waiter {
   admit: () => void;
   timer: NodeJS.Timeout | null;
@@ -37,9 +47,12 @@ export class ReadGate {
     return this.queue.length;
   }
 
-  /** Runs `read` once its turn comes; rejects with 503 if that takes too long, unless `patient`. */
-  async run<T>(read: () => Promise<T>, patient = false): Promise<T> {
-    await this.enter(patient);
+  /**
+   * Runs `read` once its turn comes; rejects with 503 if that takes too long, unless
+   * `patient`, and with the signal's reason if it is aborted first.
+   */
+  async run<T>(read: () => Promise<T>, { patient = false, signal }: Admission = {}): Promise<T> {
+    await this.enter(patient, signal);
     try {
       return await read();
     } finally {
@@ -47,7 +60,9 @@ export class ReadGate {
     }
   }
 
-  private enter(patient: boolean): Promise<void> {
+  private enter(patient: boolean, signal: AbortSignal | undefined): Promise<void> {
+    // a client that went away while its request was parsed: nothing to admit
+    if (signal?.aborted) return Promise.reject(signal.reason);
     // a reload may have raised the limit since the last read ended: those waiting go first
     this.admitWaiting();
     const { concurrency, queueTimeoutMs } = this.limits();
@@ -56,23 +71,37 @@ export class ReadGate {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
+      // A read whose client went away leaves the queue: left in it, it would run later for
+      // nobody and hold the thread from those still waiting.
+      const abandon = () => {
+        this.dequeue(waiter);
+        reject(signal!.reason);
+      };
       const waiter: Waiter = {
         admit: () => {
           if (waiter.timer) clearTimeout(waiter.timer);
+          signal?.removeEventListener('abort', abandon);
           this.running++;
           resolve();
         },
         timer: patient ? null : setTimeout(() => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
+          signal?.removeEventListener('abort', abandon);
+          this.dequeue(waiter);
           this.refused++;
           reject(new ApiError(503, {
             system: [`Too many wide queries (over ${concurrency} at once) waited longer than ${queueTimeoutMs} ms for their turn; retry shortly (limits.wide_reads)`],
           }, { 'Retry-After': '1' }));
         }, queueTimeoutMs),
       };
+      signal?.addEventListener('abort', abandon, { once: true });
       this.queue.push(waiter);
     });
+  }
+
+  private dequeue(waiter: Waiter): void {
+    if (waiter.timer) clearTimeout(waiter.timer);
+    const at = this.queue.indexOf(waiter);
+    if (at >= 0) this.queue.splice(at, 1);
   }
 
   private leave(): void {

@@ -29,9 +29,10 @@ export const BATCH_SERIES = 512;
  * Calls `visit` for each series in order with its points at a tier, from <= t < to,
  * sorted, equal times merged. The points are the visitor's to keep or drop. `columns`
  * (COLUMN bits): the summary columns the visitor reads besides time and sum; the others
- * are not decoded and hold anything.
+ * are not decoded and hold anything. `signal`: checked between batches, so a read whose
+ * client went away stops within one batch instead of holding the thread to the end.
  */
-export async function readEach(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns = ALL_COLUMNS): Promise<void> {
+export async function readEach(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns = ALL_COLUMNS, signal?: AbortSignal): Promise<void> {
   const step = tier === 0 ? 0 : tier;
   // The head's points are taken into arrays shared by the whole read (reset per batch):
   // rollup tiers take the buckets (one packed array: the 60 s tier's rolled up now,
@@ -47,6 +48,7 @@ export async function readEach(st: EngineState, account: number, series: readonl
   // grouped read, showed up in the wide soak's profile.
   const starts = { first: new Int32Array(BATCH_SERIES + 1), heldAt: new Int32Array(BATCH_SERIES + 1) };
   for (let at = 0; at < series.length; at += BATCH_SERIES) {
+    signal?.throwIfAborted();
     await readBatch(st, account, series, at, Math.min(series.length, at + BATCH_SERIES), tier, from, to, held, starts, visit, columns, slice);
   }
 }
@@ -171,8 +173,8 @@ function joined(bufs: readonly (Buffer | undefined)[], keyWindow: readonly numbe
 }
 
 /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
-export async function readSeries(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, columns = ALL_COLUMNS): Promise<Points[]> {
+export async function readSeries(st: EngineState, account: number, series: readonly number[], tier: Tier, from: number, to: number, columns = ALL_COLUMNS, signal?: AbortSignal): Promise<Points[]> {
   const out: Points[] = new Array(series.length);
-  await readEach(st, account, series, tier, from, to, (n, p) => { out[n] = p; }, columns);
+  await readEach(st, account, series, tier, from, to, (n, p) => { out[n] = p; }, columns, signal);
   return out;
 }

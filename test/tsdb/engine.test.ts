@@ -209,6 +209,27 @@ t.test('retention changed across restarts: raw parts stored as their 60 s twin o
   await c.crash();
 });
 
+t.test('a read whose signal is aborted stops before its next batch, with the signal\'s reason', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3600;
+  const a = await open(dir);
+  const SERIES = 1300; // three batches of the read
+  await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', Object.freeze([Object.freeze(['host', `h${i}`] as const)]), base, i)));
+  const ids = a.engine.select(1, 'm', { op: 'all' }).map((r) => r.id);
+  const ac = new AbortController();
+  const reason = new Error('client gone');
+  let visited = 0;
+  const read = a.engine.readEach(1, ids, 0, base, base + 3600, () => {
+    if (visited++ === 0) ac.abort(reason);
+  }, undefined, { signal: ac.signal });
+  t.equal(await read.then(() => null, (err: unknown) => err), reason);
+  t.equal(visited, 512, 'the batch under way finishes, no later one starts');
+  t.equal((await a.engine.read(1, ids, 0, base, base + 3600)).length, SERIES, 'the gate let go of its slot');
+  await a.engine.close();
+  await a.crash();
+});
+
 t.test('a read of more series than a batch visits each once, in order, whole, while a checkpoint runs', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -76,7 +76,7 @@ t.test('a patient read (an alert check) waits past the queue timeout and is neve
   const log: string[] = [];
   const first = heldRead(log, 'first');
   const running = gate.run(first.read);
-  const patient = gate.run(async () => 'patient', true);
+  const patient = gate.run(async () => 'patient', { patient: true });
   await new Promise((r) => setTimeout(r, 50));
   t.equal(gate.waiting, 1, 'still waiting after five queue timeouts');
   t.equal(gate.refused, 0);
@@ -110,9 +110,9 @@ t.test('a read refused from the middle of the queue leaves the others in their o
   const log: string[] = [];
   const [a, b, d] = ['a', 'b', 'd'].map((n) => heldRead(log, n));
   const ra = gate.run(a!.read);
-  const rb = gate.run(b!.read, true);
+  const rb = gate.run(b!.read, { patient: true });
   const rc = gate.run(async () => 'c').then(() => 'ran', () => 'refused');
-  const rd = gate.run(d!.read, true);
+  const rd = gate.run(d!.read, { patient: true });
   t.equal(await rc, 'refused');
   t.equal(gate.waiting, 2);
   a!.finish();
@@ -125,4 +125,42 @@ t.test('a read refused from the middle of the queue leaves the others in their o
   t.same(log.slice(3), ['end b', 'start d']);
   d!.finish();
   await rd;
+});
+
+t.test('a waiting read whose signal is aborted leaves the queue at once with the signal\'s reason, and is not counted refused', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 60_000 }));
+  const log: string[] = [];
+  const first = heldRead(log, 'first');
+  const running = gate.run(first.read);
+  const ac = new AbortController();
+  const abandoned = gate.run(async () => { log.push('abandoned ran'); return 'x'; }, { signal: ac.signal });
+  const next = heldRead(log, 'next');
+  const after = gate.run(next.read);
+  await settle();
+  t.equal(gate.waiting, 2);
+  const reason = new Error('client gone');
+  ac.abort(reason);
+  t.equal(await abandoned.then(() => null, (err: unknown) => err), reason, 'rejected with the reason');
+  t.equal(gate.waiting, 1, 'out of the queue before its turn');
+  first.finish();
+  next.finish();
+  t.same(await Promise.all([running, after]), ['first', 'next']);
+  t.notOk(log.includes('abandoned ran'), 'never ran');
+  t.equal(gate.refused, 0);
+});
+
+t.test('a read whose signal is already aborted is not admitted, even with a free slot; an admitted one ignores a later abort', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 60_000 }));
+  const ac = new AbortController();
+  ac.abort(new Error('gone'));
+  await t.rejects(gate.run(async () => 'x', { signal: ac.signal }), /gone/);
+  const late = new AbortController();
+  const log: string[] = [];
+  const r = heldRead(log, 'r');
+  const running = gate.run(r.read, { signal: late.signal });
+  await settle();
+  late.abort(new Error('too late'));
+  r.finish();
+  t.equal(await running, 'r', 'the read itself decides what an abort means once it runs');
+  t.equal(await gate.run(async () => 'free'), 'free', 'its slot was given back once');
 });

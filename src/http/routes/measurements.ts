@@ -1,8 +1,8 @@
 // /v1/measurements: tagged submission and series queries. Parsing and shaping only; the
 // rules live in ingest/ and query/.
 import Router from '@koa/router';
-import { accountId, type RequestState } from '../state.js';
-import { body, userAgent } from '../request.js';
+import { accountId, type Ctx, type RequestState } from '../state.js';
+import { body, clientSignal, userAgent } from '../request.js';
 import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { parseTaggedFast } from '../../ingest/tagged-fast.js';
@@ -56,12 +56,12 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
   });
 
   // composite queries (docs/composite.md): a bare array of series
-  const composite = async (ctx: { querystring: string }, account: number) => {
+  const composite = async (ctx: Ctx, account: number) => {
     const now = Math.floor(Date.now() / 1000);
     const retention = deps.config.storage.retention;
     const p = composeParams(ctx.querystring);
     const window = composeWindow(p, now, retention);
-    return compositeView(await runCompose(deps, account, p.compose, window, now, retention));
+    return compositeView(await runCompose(deps, account, p.compose, window, now, retention, undefined, { signal: clientSignal(ctx) }));
   };
 
   r.get('/', async (ctx) => {
@@ -83,12 +83,12 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     if (metric?.type === 'composite' && metric.composite !== null) {
       // a persisted composite: its definition is evaluated, answered like a metric's series
       const window = composeWindow(singleParams(ctx.querystring, ['start_time', 'end_time', 'resolution']), now, retention);
-      const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring));
+      const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring), { signal: clientSignal(ctx) });
       ctx.body = persistedCompositeView(metric.name, window.resolution, set);
       return;
     }
     const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, retention);
-    ctx.body = await runSeriesQuery(deps, account, q, `${ctx.path}`);
+    ctx.body = await runSeriesQuery(deps, account, q, `${ctx.path}`, { signal: clientSignal(ctx) });
   });
 
   return r;
