@@ -1,6 +1,7 @@
 // A Gaugeway server for benchmarks: a child process on a fresh config, its port once it
 // listens, its credentials, and its CPU time and memory from /proc. The server runs with
-// MALLOC_ARENA_MAX=2, as systemd/gaugeway.service sets it, unless the variable is set.
+// MALLOC_ARENA_MAX=2 and NODE_OPTIONS=--max-semi-space-size=64, as systemd/gaugeway.service
+// sets them, unless the variable is set.
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -13,7 +14,7 @@ const TICK = 100; // USER_HZ for /proc/<pid>/stat
 /** Starts `gaugeway serve --config <config>`; `flags` go to node (e.g. --cpu-prof). */
 export function startServer(config, { flags = [], env = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const childEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...env };
+    const childEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=64', ...env };
     const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
     // BENCH_SERVER_STDOUT=file keeps what is not a log record (node's --trace-gc, say)
     const rest = process.env.BENCH_SERVER_STDOUT ? createWriteStream(process.env.BENCH_SERVER_STDOUT) : null;
