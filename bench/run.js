@@ -10,7 +10,7 @@
 // watching the workload's series during ingest, one per host; `npm run bench:alerts`
 // compares), BENCH_NODE_FLAGS (server flags,
 // e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures). The server
-// runs with MALLOC_ARENA_MAX=2, as the systemd unit sets it (override with the variable).
+// runs with MALLOC_ARENA_MAX=2 and --max-semi-space-size=64, as the systemd unit sets them (override with the variables).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
