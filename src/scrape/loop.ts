@@ -31,7 +31,7 @@ export interface TargetStatus {
 /** What a scrape hands on: store its samples, record what it refused. */
 export interface ScrapeOutput {
   /** Stores the samples (counters and gauges as `types` says); resolves with what was refused on the way. */
-  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>, maybeNew?: (s: Sample) => boolean): Promise<StoreRefusals>;
+  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<StoreRefusals>;
   limits(): ConvertLimits;
   /** a scrape ended (self-metrics) */
   scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
@@ -110,12 +110,9 @@ export class TargetLoop {
       const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache);
       // the health series go in the same write: one commit a scrape
       const health = this.health(started, 1, (performance.now() - t0) / 1000, scraped, c.postRelabel, c.added);
-      const known = new Set<Sample>();
-      c.series.forEach((e, i) => { if (e.known) known.add(c.samples[i]!); });
-      const out = await this.out.store(this.account, [...c.samples, ...health.samples], new Map([...c.metrics, ...health.types]), (s) => !known.has(s));
+      const out = await this.out.store(this.account, c.samples.concat(health.samples), new Map([...c.metrics, ...health.types]));
       refused = c.refused;
       for (const [reason, n] of out.counts) refused.set(reason, (refused.get(reason) ?? 0) + n);
-      c.series.forEach((e, i) => { if (!out.samples.has(c.samples[i]!)) e.known = true; });
       stored = c.samples.length - [...out.samples].filter((s) => !health.samples.includes(s)).length;
     } catch (e) {
       error = e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError ? e.message : `cannot store: ${(e as Error).message}`;

@@ -60,21 +60,33 @@ export interface ParseOptions {
 }
 
 interface MemoEntry {
+  /** the series as written, name and label set */
+  series: string;
+  name: string;
   labels: readonly string[];
   /** the label canonicalised when it was parsed (it depends on the family's TYPE) */
   floatLabel: string | null;
-  /** the parse it was last used in */
+  /** the parse it was last used in, and its place in that parse's order */
   seen: number;
+  at: number;
 }
 
 /**
  * The label sets of one target's series by their text as written. A label set is a
  * prefix-free code: a line that starts with the text of a complete label set parsed
  * before has that label set, so a hit needs no scan of the line's labels at all.
+ * A steady target exposes its series in the same order every time, so the memo first
+ * tries the series that followed the last hit in the previous parse: one comparison of
+ * the line's text, without cutting it out or hashing it.
  */
 export class SeriesMemo {
   private readonly entries = new Map<string, MemoEntry>();
   private parses = 0;
+  /** the entries in the order the previous parse used them, and this parse's so far */
+  private previous: MemoEntry[] = [];
+  private order: MemoEntry[] = [];
+  /** where in `previous` the next line's series is expected */
+  private next = 0;
 
   get size(): number {
     return this.entries.size;
@@ -83,17 +95,35 @@ export class SeriesMemo {
   /** A parse starts: entries used now are kept by the sweep at its end. */
   begin(): void {
     this.parses++;
+    this.previous = this.order;
+    this.order = [];
+    this.next = 0;
   }
 
-  get(series: string, floatLabel: string | null): readonly string[] | undefined {
+  /** The entry expected at `pos` (the start of a line's name), if the line starts with its text. */
+  expected(s: string, pos: number): MemoEntry | undefined {
+    const e = this.previous[this.next];
+    return e !== undefined && s.startsWith(e.series, pos) ? e : undefined;
+  }
+
+  get(series: string, floatLabel: string | null): MemoEntry | undefined {
     const e = this.entries.get(series);
-    if (e === undefined || e.floatLabel !== floatLabel) return undefined;
-    e.seen = this.parses;
-    return e.labels;
+    return e === undefined || e.floatLabel !== floatLabel ? undefined : e;
   }
 
-  set(series: string, labels: readonly string[], floatLabel: string | null): void {
-    this.entries.set(series, { labels, floatLabel, seen: this.parses });
+  /** A line had this entry's series. */
+  use(e: MemoEntry): void {
+    // its place in the previous parse, if it was in it, predicts the next line's series
+    if (e.seen === this.parses - 1) this.next = e.at + 1;
+    e.seen = this.parses;
+    e.at = this.order.length;
+    this.order.push(e);
+  }
+
+  set(series: string, name: string, labels: readonly string[], floatLabel: string | null): void {
+    const e: MemoEntry = { series, name, labels, floatLabel, seen: -1, at: 0 };
+    this.entries.set(series, e);
+    this.use(e);
   }
 
   /** After a parse: forgets series absent from it and the one before. */
@@ -374,33 +404,47 @@ export class ExpositionParser {
 
   private sample(s: string, pos: number, end: number): void {
     const om = this.om;
-    let p = this.metricNameEnd(s, pos, end, 'a metric name, a "#" line or an empty line');
-    const name = s.slice(pos, p);
-    const r = this.resolve(name);
+    const memo = this.memo;
+    let name: string;
+    let r: Resolved;
     let labels: readonly string[] = NO_LABELS;
-    let series = name;
-    if (!om) {
-      const afterName = p;
-      while (p < end && isBlank(s.charCodeAt(p))) p++;
-      if (p < end && s.charCodeAt(p) !== LBRACE && p === afterName) throw this.error('expected "{" or a space after the metric name', { s, pos: p });
-    }
-    if (p < end && s.charCodeAt(p) === LBRACE) {
-      // The first "}" ends the label set unless a label value holds one; then the text
-      // up to it is no complete label set and cannot be in the memo.
-      const close = this.memo ? s.indexOf('}', p) : -1;
-      const known = close >= 0 && close < end ? this.memo!.get((series = s.slice(pos, close + 1)), r.floatLabel) : undefined;
-      if (known) {
-        labels = known;
-        p = close + 1;
-      } else {
-        const parsed: string[] = [];
-        p = this.labels(s, p + 1, end, parsed, r.floatLabel);
-        labels = parsed;
-        series = s.slice(pos, p);
-        this.memo?.set(series, parsed, r.floatLabel);
+    let series: string;
+    let p: number;
+    const expected = memo?.expected(s, pos);
+    if (expected !== undefined && (r = this.resolve(expected.name)).floatLabel === expected.floatLabel) {
+      memo!.use(expected);
+      ({ name, labels, series } = expected);
+      p = pos + series.length;
+    } else {
+      p = this.metricNameEnd(s, pos, end, 'a metric name, a "#" line or an empty line');
+      name = s.slice(pos, p);
+      r = this.resolve(name);
+      series = name;
+      if (!om) {
+        const afterName = p;
+        while (p < end && isBlank(s.charCodeAt(p))) p++;
+        if (p < end && s.charCodeAt(p) !== LBRACE && p === afterName) throw this.error('expected "{" or a space after the metric name', { s, pos: p });
       }
-      if (!om) while (p < end && isBlank(s.charCodeAt(p))) p++;
+      if (p < end && s.charCodeAt(p) === LBRACE) {
+        // The first "}" ends the label set unless a label value holds one; then the text
+        // up to it is no complete label set and cannot be in the memo.
+        const close = memo ? s.indexOf('}', p) : -1;
+        const known = close >= 0 && close < end ? memo!.get((series = s.slice(pos, close + 1)), r.floatLabel) : undefined;
+        if (known) {
+          memo!.use(known);
+          labels = known.labels;
+          series = known.series;
+          p = close + 1;
+        } else {
+          const parsed: string[] = [];
+          p = this.labels(s, p + 1, end, parsed, r.floatLabel);
+          labels = parsed;
+          series = s.slice(pos, p);
+          memo?.set(series, name, parsed, r.floatLabel);
+        }
+      }
     }
+    if (labels !== NO_LABELS && !om) while (p < end && isBlank(s.charCodeAt(p))) p++;
     if (om) p = this.space(s, p, end, 'the value');
     if (p >= end) throw this.error(`expected a value for ${name}`);
     let q = tokenEnd(s, p, end);

@@ -4,7 +4,7 @@
 // A sample the v1 rules refuse is counted by reason and the rest stored; a limit
 // exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock.
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
-import { valueSample, type Sample } from '../tsdb/sample.js';
+import { valueSample, type Sample, type SeriesSlot } from '../tsdb/sample.js';
 import type { TimeWindow } from '../ingest/time-window.js';
 import type { ScrapedSample } from './parse.js';
 import type { ScrapeJob } from './config.js';
@@ -24,9 +24,10 @@ export class ScrapeLimitError extends Error {
 /**
  * What one exposed series (its name and labels as exposed) becomes, kept per target
  * from scrape to scrape as Prometheus keeps its scrape cache: a steady target's samples
- * then cost a map lookup each, not relabelling and tag mapping each time.
+ * then cost a map lookup each, not relabelling and tag mapping each time. It is also the
+ * series' slot in the engine, so the engine finds the series without looking it up.
  */
-export interface CachedSeries {
+export interface CachedSeries extends SeriesSlot {
   /** dropped by metric_relabel_configs */
   dropped: boolean;
   /** labels after relabelling, `__name__` included (label_limit counts them) */
@@ -39,8 +40,6 @@ export interface CachedSeries {
   /** the scrape it was last seen in, and the time of that sample */
   lastSeen: number;
   lastTime: number;
-  /** stored before: its series exists, so the new-series limit need not look it up */
-  known: boolean;
 }
 
 export class SeriesCache {
@@ -73,8 +72,6 @@ export class SeriesCache {
 
 export interface ConvertedScrape {
   samples: Sample[];
-  /** the cache entry of each sample (same order) */
-  series: CachedSeries[];
   /** v1 metric type each metric is stored as (canonical name -> type, spelling) */
   metrics: Map<string, { type: 'counter' | 'gauge'; spelling: string }>;
   /** samples after metric_relabel_configs (Prometheus's scrape_samples_post_metric_relabeling) */
@@ -91,7 +88,7 @@ export interface ConvertLimits extends TimeWindow {
 type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>;
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, known: false };
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0 };
   const labels = sampleLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   e.labelCount = labels.size;
@@ -110,7 +107,7 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
  * off). `cache`: the target's series cache (a fresh one converts from scratch).
  */
 export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits, cache = new SeriesCache()): ConvertedScrape {
-  const out: ConvertedScrape = { samples: [], series: [], metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
+  const out: ConvertedScrape = { samples: [], metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
   const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
   const scrapeTime = Math.floor(scrapeTimeMs / 1000);
   const n = ++cache.scrape;
@@ -134,8 +131,7 @@ export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<Sc
     if (e.lastSeen < n - 1) out.added++;
     e.lastSeen = n;
     e.lastTime = time;
-    out.samples.push(valueSample(e.metric, e.tags, time, s.value));
-    out.series.push(e);
+    out.samples.push(valueSample(e.metric, e.tags, time, s.value, e));
   }
   cache.sweep();
   return out;

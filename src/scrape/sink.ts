@@ -17,13 +17,12 @@ export interface StoreRefusals {
 }
 
 /**
- * `maybeNew`: whether a sample's series may not exist yet (the new-series limit looks
- * those up; a scrape's cache knows most series are stored already).
+ * The new-series limit looks up only series not written before: a scraped sample carries
+ * its series' slot (samples.ts), which the engine checks first.
  */
 export async function storeScraped(
   deps: Omit<IngestDeps, 'cardinality'> & { cardinality?: CardinalityGuard },
   account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
-  maybeNew: (s: Sample) => boolean = () => true,
 ): Promise<StoreRefusals> {
   const refused = new Map<RefusalReason, number>();
   const dropped = new Set<Sample>();
@@ -40,7 +39,7 @@ export async function storeScraped(
   };
   if (conflicting.size) drop('type_conflict', (s) => conflicting.has(s.metric));
   if (deps.cardinality && keep.length) {
-    const fresh = deps.engine.unknownSeries(account, keep.filter(maybeNew));
+    const fresh = deps.engine.unknownSeries(account, keep);
     try {
       deps.cardinality.admit(account, fresh);
     } catch {

@@ -12,7 +12,10 @@ import { seriesKey, walKey, windowOf } from './keys.js';
 export class Appender {
   /** ingest hands in one array per tag set; its key string is built (and hashed) once */
   private readonly tagKeys = new WeakMap<Sample['tags'], string>();
-  /** ...and the series it last resolved to (checked against account and metric) */
+  /**
+   * ...and the series it last resolved to (checked against account and metric), for
+   * samples without a slot of their own: a slot is read faster than this map
+   */
   private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
 
   constructor(private readonly st: EngineState) {}
@@ -26,7 +29,7 @@ export class Appender {
     const seq = ++st.seq;
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
-      let ref = this.lastRef.get(s.tags);
+      let ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
       if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s, ops);
       ids[i] = ref.id;
       appendPoint(st, account, ref.id, s.time, s, seq);
@@ -46,7 +49,7 @@ export class Appender {
     const out: { metric: string; tags: Sample['tags'] }[] = [];
     let seen: Set<string> | null = null;
     for (const s of samples) {
-      const ref = this.lastRef.get(s.tags);
+      const ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
       // the append path's cache: a repeated tag set of a known series costs one lookup
       if (ref !== undefined && ref.account === account && ref.metric === s.metric && !ref.gone) continue;
       let key = this.tagKeys.get(s.tags);
@@ -73,7 +76,8 @@ export class Appender {
       ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
       ops.push(putOp(st.keyspaces.meta, 'series', st.nextSeries));
     }
-    this.lastRef.set(s.tags, ref);
+    if (s.slot) s.slot.ref = ref;
+    else this.lastRef.set(s.tags, ref);
     return ref;
   }
 }

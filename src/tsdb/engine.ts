@@ -113,6 +113,7 @@ export class Engine implements SeriesStore {
     await this.compactor.stop();
     const st = new EngineState(this.st.keyspaces, this.st.commit, this.st.log, this.st.opts);
     await recover(st);
+    this.st.index.retire();
     this.st = st;
     this.appender = new Appender(st);
     this.compactor = new Compactor(st, this.maintenance);

@@ -1,6 +1,7 @@
 // What the engine stores: a summary at a time for a series named by metric and sorted,
 // lower-cased tag pairs. Every ingest path (tagged, source-based, aggregation) produces
 // Samples; the engine is their owner, so ingest imports them from here.
+import type { SeriesRef } from './series-index.js';
 
 /** One summary point; `last` of the later-written point wins on merge. */
 export interface Summary {
@@ -20,15 +21,26 @@ export function isPlainSummary(s: Summary): boolean {
 /** Sorted by name, names unique, all lower-cased. */
 export type TagPairs = ReadonlyArray<readonly [string, string]>;
 
+/**
+ * Where the engine remembers the series of a producer's samples. A producer that writes
+ * the same series again and again (a scrape target's series cache) hands the engine one
+ * per series, and each later sample costs the engine a property read instead of a lookup
+ * by tags. The producer owns it; only the engine writes it.
+ */
+export interface SeriesSlot {
+  ref?: SeriesRef;
+}
+
 export interface Sample extends Summary {
   /** canonical (lower-cased) metric name */
   metric: string;
   tags: TagPairs;
   /** epoch seconds */
   time: number;
+  slot?: SeriesSlot;
 }
 
 /** A single value is a summary of one sample. */
-export function valueSample(metric: string, tags: TagPairs, time: number, value: number): Sample {
-  return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value };
+export function valueSample(metric: string, tags: TagPairs, time: number, value: number, slot?: SeriesSlot): Sample {
+  return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value, slot };
 }

@@ -9,7 +9,7 @@ export interface SeriesRef {
   account: number;
   metric: string;
   tags: TagPairs;
-  /** set when its metric is purged: cached references must look again */
+  /** set when its metric is purged or its index replaced: cached references must look again */
   gone?: boolean;
 }
 
@@ -65,6 +65,15 @@ export class SeriesIndex {
   add(ref: SeriesRef, key = tagKey(ref.tags)): void {
     this.metricSeries(ref.account, ref.metric, true)!.add(ref, key);
     this.byId.set(ref.id, ref);
+  }
+
+  /**
+   * This index is replaced by one rebuilt from the store: references held outside it
+   * (series slots, caches) must look again, as a series only this index knew may not
+   * exist in the new one, and its id may name another series there.
+   */
+  retire(): void {
+    for (const r of this.byId.values()) r.gone = true;
   }
 
   /** Forgets every series of a metric; returns them. */

@@ -370,4 +370,16 @@ t.test('a SeriesMemo: label sets looked up by their text, the same samples as a 
   const again = new SeriesMemo();
   parseWith(text, again);
   t.same(parseWith(text, again), parseExposition(text, 'text'), 'random label sets: memo or not, the same samples');
+
+  // the memo expects the series in the order of the last parse: a target that reorders,
+  // adds or drops series still parses as a fresh parse would
+  const steady = Array.from({ length: 40 }, (_, i) => `s{i="${i}"} ${i}`);
+  const ordered = new SeriesMemo();
+  parseWith(steady.join('\n') + '\n', ordered);
+  const shuffled = [...steady].sort(() => random() - 0.5);
+  const changed = [...shuffled.slice(0, 10), 's{i="new"} 1', 's{i="1",j="2"} 2', ...shuffled.slice(13)].join('\n') + '\n';
+  t.same(parseWith(changed, ordered), parseExposition(changed, 'text'), 'reordered, added and dropped series');
+  const hits = parseWith(changed, ordered);
+  t.same(hits, parseExposition(changed, 'text'), 'and again, now in the new order');
+  t.equal(hits[20]!.labels, parseWith(changed, ordered)[20]!.labels, 'the label sets come from the memo');
 });

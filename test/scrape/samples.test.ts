@@ -39,7 +39,7 @@ t.test('the series cache: mappings reused, series_added, forgotten after two scr
   t.equal(cache.size, 2);
   const again = convertScrape(parse('a{x="1"} 3\nc 4'), target, job, NOW + 5000, limits, cache);
   t.equal(again.added, 1, 'only c is new');
-  t.equal(again.series[0], first.series[0], 'the same mapping reused');
+  t.equal(again.samples[0]!.slot, first.samples[0]!.slot, 'the same mapping reused (and the same series slot)');
   t.same(again.samples.map((s) => [s.metric, s.sum]), [['a', 3], ['c', 4]]);
   convertScrape(parse('a{x="1"} 5'), target, job, NOW + 10000, limits, cache);
   t.equal(cache.size, 2, 'b, unseen for two scrapes, forgotten; c kept one more');
