@@ -14,6 +14,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, stopServer, basicAuth, cpuSeconds, rssMb } from './server.js';
+import { exposition } from './exposition.js';
 
 const TARGETS = Number(process.env.BENCH_SCRAPE_TARGETS ?? 100);
 const SERIES = Number(process.env.BENCH_SCRAPE_SERIES ?? 1000);
@@ -21,29 +22,8 @@ const INTERVAL = Number(process.env.BENCH_SCRAPE_INTERVAL ?? 5);
 const SECONDS = Number(process.env.BENCH_SCRAPE_SECONDS ?? 120);
 
 if (process.argv[2] === '--generator') {
-  // 1,000 series a target over 10 families: counters, gauges and a histogram, as exporters
-  // expose them; values move with every scrape.
   let tick = 0;
-  const body = (target) => {
-    tick++;
-    const lines = [];
-    const per = SERIES / 10;
-    for (let f = 0; f < 10; f++) {
-      const kind = f < 4 ? 'counter' : f < 8 ? 'gauge' : 'histogram';
-      const name = `gen_family_${f}${kind === 'counter' ? '_total' : kind === 'histogram' ? '_seconds' : ''}`;
-      lines.push(`# HELP ${name} Family ${f}.`, `# TYPE ${name.replace(/_total$/, '')} ${kind}`);
-      if (kind === 'histogram') {
-        const les = ['0.01', '0.1', '1', '+Inf'];
-        for (let i = 0; i < per / 6; i++) {
-          for (const [k, le] of les.entries()) lines.push(`${name}_bucket{path="/p${i}",le="${le}"} ${tick * (k + 1) + i}`);
-          lines.push(`${name}_sum{path="/p${i}"} ${(tick * 0.37 + i).toFixed(3)}`, `${name}_count{path="/p${i}"} ${tick * 4 + i}`);
-        }
-      } else {
-        for (let i = 0; i < per; i++) lines.push(`${name}{device="d${i}",target="t${target}"} ${kind === 'counter' ? tick * 10 + i : ((tick * 7919 + i * 104729) % 100000) / 100}`);
-      }
-    }
-    return lines.join('\n') + '\n';
-  };
+  const body = (target) => exposition(target, ++tick, SERIES);
   const ports = [];
   for (let t = 0; t < TARGETS; t++) {
     const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }); res.end(body(t)); });

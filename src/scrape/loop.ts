@@ -6,13 +6,13 @@
 // for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
 import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
 import type { Agent } from 'node:http';
-import { fetchExposition, scrapeAgent, ScrapeError } from './fetch.js';
+import { fetchExposition, scrapeAgent, ScrapeError, type Exposition } from './fetch.js';
 import { convertScrape, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
 import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import type { ScrapeJob } from './config.js';
-import { valueSample, type Sample } from '../tsdb/sample.js';
+import { valueSample, type Sample, type SeriesSlot, type TagPairs } from '../tsdb/sample.js';
 
 export type Health = 'up' | 'down' | 'unknown';
 
@@ -26,6 +26,13 @@ export interface TargetStatus {
   samplesScraped: number;
   /** samples stored from it */
   samplesStored: number;
+}
+
+/** What one scrape scraped, stored and refused. */
+export interface ScrapeTally {
+  scraped: number;
+  stored: number;
+  refused: Map<RefusalReason, number>;
 }
 
 /** What a scrape hands on: store its samples, record what it refused. */
@@ -48,6 +55,9 @@ export class TargetLoop {
   private readonly cache = new SeriesCache();
   /** ...and their label sets as parsed (parse.ts) */
   private readonly memo = new SeriesMemo();
+  /** the health series' tags (frozen: the engine keeps them as they are) and engine slots */
+  private readonly healthTags: TagPairs;
+  private readonly healthSlots: SeriesSlot[] = HEALTH_SERIES.map(() => ({}));
   private jobNow: ScrapeJob;
   /** the target's kept-open connection (fetch.ts) */
   private readonly agent: Agent;
@@ -55,6 +65,7 @@ export class TargetLoop {
   constructor(readonly target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
     this.jobNow = job;
     this.agent = scrapeAgent(target.url, target.intervalMs);
+    this.healthTags = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
   }
 
   get job(): ScrapeJob {
@@ -96,27 +107,14 @@ export class TargetLoop {
     const started = Date.now();
     const t0 = performance.now();
     const job = this.job;
-    let scraped = 0;
-    let stored = 0;
-    let refused = new Map<RefusalReason, number>();
+    const tally: ScrapeTally = { scraped: 0, stored: 0, refused: new Map() };
     let error: string | null = null;
     try {
-      const exp = await fetchExposition(this.target.url, job, this.target.timeoutMs, this.agent);
-      const samples: ScrapedSample[] = [];
-      const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => samples.push(s), { memo: this.memo });
-      parser.push(exp.body);
-      parser.end();
-      scraped = samples.length;
-      const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache);
-      // the health series go in the same write: one commit a scrape
-      const health = this.health(started, 1, (performance.now() - t0) / 1000, scraped, c.postRelabel, c.added);
-      const out = await this.out.store(this.account, c.samples.concat(health.samples), new Map([...c.metrics, ...health.types]));
-      refused = c.refused;
-      for (const [reason, n] of out.counts) refused.set(reason, (refused.get(reason) ?? 0) + n);
-      stored = c.samples.length - [...out.samples].filter((s) => !health.samples.includes(s)).length;
+      await this.accept(await fetchExposition(this.target.url, job, this.target.timeoutMs, this.agent), started, t0, tally);
     } catch (e) {
       error = e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError ? e.message : `cannot store: ${(e as Error).message}`;
     }
+    const { scraped, stored, refused } = tally;
     const durationMs = performance.now() - t0;
     Object.assign(this.status, {
       health: error === null ? 'up' : 'down', lastScrape: started, lastScrapeDurationMs: durationMs, lastError: error,
@@ -132,13 +130,34 @@ export class TargetLoop {
     }
   }
 
+  /**
+   * What a scrape does with the exposition it fetched: parse, convert and store it with
+   * the health series, in one write. `started`: the scrape's start (epoch ms, the time of
+   * samples without their own); `t0`: the same on performance.now()'s clock.
+   * `tally.scraped` is set once the exposition is parsed, so a limit that fails the
+   * scrape after that still reports what was scraped.
+   */
+  async accept(exp: Exposition, started: number, t0: number, tally: ScrapeTally): Promise<void> {
+    const job = this.job;
+    const samples: ScrapedSample[] = [];
+    const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => samples.push(s), { memo: this.memo });
+    parser.push(exp.body);
+    parser.end();
+    tally.scraped = samples.length;
+    const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache);
+    const health = this.health(started, 1, (performance.now() - t0) / 1000, samples.length, c.postRelabel, c.added);
+    const out = await this.out.store(this.account, c.samples.concat(health.samples), new Map([...c.metrics, ...health.types]));
+    tally.refused = c.refused;
+    for (const [reason, n] of out.counts) tally.refused.set(reason, (tally.refused.get(reason) ?? 0) + n);
+    tally.stored = c.samples.length - [...out.samples].filter((s) => !health.samples.includes(s)).length;
+  }
+
   /** up, scrape_duration_seconds, ... with the target's labels, as Prometheus writes them. */
   private health(startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number) {
-    const tags = tagsOf(this.target.labels);
     const time = Math.floor(startedMs / 1000);
     const values = [up, seconds, scraped, post, added];
     return {
-      samples: HEALTH_SERIES.map((name, i) => valueSample(name, tags, time, values[i]!)),
+      samples: HEALTH_SERIES.map((name, i) => valueSample(name, this.healthTags, time, values[i]!, this.healthSlots[i])),
       types: new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge' as const, spelling: name }])),
     };
   }

@@ -3,7 +3,7 @@ import { seededRandom } from './random.js';
 import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import {
-  ExpositionError, ExpositionParser, SCRAPE_ACCEPT, SeriesMemo, canonicalFloat, formatForContentType, parseExposition,
+  ExpositionError, ExpositionParser, SCRAPE_ACCEPT, SeriesMemo, canonicalFloat, formatForContentType, parseExposition, plainDecimal,
   type ExpositionFormat, type ScrapedSample,
 } from '../../src/scrape/parse.js';
 
@@ -382,4 +382,24 @@ t.test('a SeriesMemo: label sets looked up by their text, the same samples as a 
   const hits = parseWith(changed, ordered);
   t.same(hits, parseExposition(changed, 'text'), 'and again, now in the new order');
   t.equal(hits[20]!.labels, parseWith(changed, ordered)[20]!.labels, 'the label sets come from the memo');
+});
+
+t.test('plainDecimal reads plain decimals in place exactly as Number() does, and leaves the rest to parseNumber', async (t) => {
+  const read = (token: string) => plainDecimal(`x ${token} y`, 2, 2 + token.length);
+  for (const [token, value] of [['0', 0], ['-0', -0], ['+7', 7], ['007', 7], ['1.', 1], ['.5', 0.5], ['-12.25', -12.25], ['0.1', 0.1], ['123456789012345', 123456789012345], ['0.00000000000001', 1e-14]] as const) {
+    t.ok(Object.is(read(token), value), `${token} -> ${value}`);
+  }
+  for (const token of ['', '-', '.', '1.2.3', '1e3', '1,5', 'NaN', '+Inf', '0x10', '1234567890123456', '0.000000000000001', '1 ']) {
+    t.equal(read(token), undefined, `${JSON.stringify(token)} is left to parseNumber`);
+  }
+  // random decimals of up to 15 digits, the point anywhere: the same double as Number()
+  const random = seededRandom(7);
+  let differ = 0;
+  for (let i = 0; i < 20000; i++) {
+    const digits = Array.from({ length: 1 + Math.floor(random() * 15) }, () => String(Math.floor(random() * 10))).join('');
+    const point = Math.floor(random() * (digits.length + 1));
+    const token = (random() < 0.3 ? '-' : '') + digits.slice(0, point) + (random() < 0.8 ? '.' : '') + digits.slice(point);
+    if (!Object.is(read(token), Number(token))) differ++;
+  }
+  t.equal(differ, 0, '20,000 random decimals read exactly');
 });

@@ -1,0 +1,65 @@
+// `npm run bench:scrape-pipeline`: what a scrape costs after the fetch, without HTTP.
+// The scrape benchmark's expositions (100 targets x 1,000 series, exposition.js) go
+// through the service's own scrape loops (TargetLoop.accept: parse, convert, store with
+// the health series) into a real engine on LevelDB in a temp dir, in this process, as
+// fast as they are stored; each round is 5 s of scrape time later than the one before.
+// CPU is counted only while rounds are stored (not while the bodies are generated), so
+// the figure moves with the code, not with the machine's other load as much as the full
+// benchmark's does (its HTTP client alone costs about 1 s per million on this machine).
+// BENCH_PIPELINE_ROUNDS (30) rounds are measured after 2 that create every series.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exposition } from './exposition.js';
+
+const TARGETS = 100;
+const ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 30);
+const dist = new URL('../dist/', import.meta.url);
+const { parseConfig } = await import(new URL('config/load.js', dist));
+const { createRuntime, closeRuntime } = await import(new URL('runtime.js', dist));
+const { createLogger } = await import(new URL('log.js', dist));
+const { TargetLoop } = await import(new URL('scrape/loop.js', dist));
+const { targetsOf } = await import(new URL('scrape/target.js', dist));
+const { storeScraped } = await import(new URL('scrape/sink.js', dist));
+const { acceptedTimes } = await import(new URL('ingest/time-window.js', dist));
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-bench-pipeline-'));
+const addresses = Array.from({ length: TARGETS }, (_, t) => `"127.0.0.1:${10000 + t}"`).join(', ');
+const config = parseConfig([
+  `data_dir: ${dir}`, 'storage:', '  sync: true', 'limits:', '  new_series_per_hour: 0',
+  'scrape:', '  scrape_configs:', '    - job_name: gen', '      scrape_interval: 5s', '      scrape_timeout: 4s',
+  `      static_configs: [{targets: [${addresses}]}]`,
+].join('\n'), join(dir, 'config.yaml'), {});
+const rt = await createRuntime(config, createLogger('silent'));
+const job = config.scrapeJobs[0];
+// the same output the service's scheduler gives its loops (runtime.ts)
+const out = {
+  store: (account, samples, types) => storeScraped({ catalog: rt.catalog, engine: rt.engine, cardinality: rt.cardinality, stored: rt.stored }, account, samples, types),
+  limits: () => ({ ...acceptedTimes(config.storage.retention), tagsPerMeasurement: config.limits.tags_per_measurement }),
+  scraped: () => {},
+};
+const loops = targetsOf(job, job.staticConfigs[0]).map((o) => new TargetLoop(o.target, job, 1, out));
+// scrape times end 40 s before now, so every point is recent and none is in the future
+const first = Date.now() - (ROUNDS + 2) * 5000 - 40_000;
+let cpu = 0;
+let samples = 0;
+for (let r = 0; r < ROUNDS + 2; r++) {
+  const bodies = loops.map((_, t) => Buffer.from(exposition(t, r + 1)));
+  const started = first + r * 5000;
+  const c0 = process.cpuUsage();
+  const tallies = await Promise.all(loops.map(async (loop, t) => {
+    const tally = { scraped: 0, stored: 0, refused: new Map() };
+    await loop.accept({ contentType: 'text/plain; version=0.0.4', body: bodies[t] }, started, performance.now(), tally);
+    return tally;
+  }));
+  const used = process.cpuUsage(c0);
+  if (r < 2) continue;
+  cpu += (used.user + used.system) / 1e6;
+  samples += tallies.reduce((n, tally) => n + tally.stored, 0);
+}
+const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+await Promise.all(loops.map((loop) => loop.stop()));
+await closeRuntime(rt);
+rmSync(dir, { recursive: true, force: true });
+console.log(`${samples.toLocaleString('en')} scraped samples stored in ${ROUNDS} rounds of ${TARGETS} targets: ` +
+  `${(cpu / (samples / 1e6)).toFixed(2)} CPU s per million (parse, convert, store; no HTTP), JS heap ${heapMb.toFixed(0)} MB at the end`);
