@@ -87,13 +87,22 @@ export class SeriesMemo {
   private order: MemoEntry[] = [];
   /** where in `previous` the next line's series is expected */
   private next = 0;
+  private format: ExpositionFormat | null = null;
 
   get size(): number {
     return this.entries.size;
   }
 
-  /** A parse starts: entries used now are kept by the sweep at its end. */
-  begin(): void {
+  /**
+   * A parse starts: entries used now are kept by the sweep at its end. A target that
+   * changed format starts afresh: a label set's text means what its format says.
+   */
+  begin(format: ExpositionFormat): void {
+    if (format !== this.format) {
+      this.entries.clear();
+      this.order = [];
+      this.format = format;
+    }
     this.parses++;
     this.previous = this.order;
     this.order = [];
@@ -225,7 +234,7 @@ export class ExpositionParser {
     this.om = format === 'openmetrics';
     this.maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.memo = options.memo ?? null;
-    this.memo?.begin();
+    this.memo?.begin(format);
   }
 
   /** Lines parsed so far. */

@@ -382,6 +382,13 @@ t.test('a SeriesMemo: label sets looked up by their text, the same samples as a 
   const hits = parseWith(changed, ordered);
   t.same(hits, parseExposition(changed, 'text'), 'and again, now in the new order');
   t.equal(hits[20]!.labels, parseWith(changed, ordered)[20]!.labels, 'the label sets come from the memo');
+
+  // a space before the label set is text format only: a target that switches to
+  // OpenMetrics is held to its rules, whatever the memo remembers
+  const switching = new SeriesMemo();
+  parseWith('sp {a="1"} 1\n', switching);
+  const om = new ExpositionParser('openmetrics', () => {}, { memo: switching });
+  t.throws(() => { om.push('sp {a="1"} 1\n# EOF\n'); om.end(); }, ExpositionError, 'OpenMetrics refuses what the text format allowed');
 });
 
 t.test('plainDecimal reads plain decimals in place exactly as Number() does, and leaves the rest to parseNumber', async (t) => {
