@@ -20,8 +20,6 @@ const { createRuntime, closeRuntime } = await import(new URL('runtime.js', dist)
 const { createLogger } = await import(new URL('log.js', dist));
 const { TargetLoop } = await import(new URL('scrape/loop.js', dist));
 const { targetsOf } = await import(new URL('scrape/target.js', dist));
-const { storeScraped } = await import(new URL('scrape/sink.js', dist));
-const { acceptedTimes } = await import(new URL('ingest/time-window.js', dist));
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-bench-pipeline-'));
 const addresses = Array.from({ length: TARGETS }, (_, t) => `"127.0.0.1:${10000 + t}"`).join(', ');
@@ -32,12 +30,8 @@ const config = parseConfig([
 ].join('\n'), join(dir, 'config.yaml'), {});
 const rt = await createRuntime(config, createLogger('silent'));
 const job = config.scrapeJobs[0];
-// the same output the service's scheduler gives its loops (runtime.ts)
-const out = {
-  store: (account, samples, types) => storeScraped({ catalog: rt.catalog, engine: rt.engine, cardinality: rt.cardinality, stored: rt.stored }, account, samples, types),
-  limits: () => ({ ...acceptedTimes(config.storage.retention), tagsPerMeasurement: config.limits.tags_per_measurement }),
-  scraped: () => {},
-};
+// the output the service's scheduler gives its own loops (runtime.ts)
+const out = rt.scrape.out;
 const loops = targetsOf(job, job.staticConfigs[0]).map((o) => new TargetLoop(o.target, job, 1, out));
 // scrape times end 40 s before now, so every point is recent and none is in the future
 const first = Date.now() - (ROUNDS + 2) * 5000 - 40_000;

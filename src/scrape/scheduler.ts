@@ -126,7 +126,8 @@ export class ScrapeScheduler {
   private readonly runs = new Map<string, JobRun>();
   private applying: Promise<void> = Promise.resolve();
 
-  constructor(private readonly out: ScrapeOutput, private readonly resolve: AccountResolver, private readonly log: Logger) {}
+  /** `out`: where every loop's samples go (read by bench/scrape-pipeline.js, which drives loops of its own into it) */
+  constructor(readonly out: ScrapeOutput, private readonly resolve: AccountResolver, private readonly log: Logger) {}
 
   /** Runs exactly these jobs from now on (one apply at a time). */
   apply(jobs: readonly ScrapeJob[]): Promise<void> {
