@@ -41,8 +41,8 @@ export function takeFlush(st: EngineState, c: HeadChunk): Flush {
 
 /**
  * The encoded parts of a flush, in the order of `flush.parts`. The 900 s and 3600 s parts
- * come from the columns' bucket caches (filled by reads, or now), which hold exactly what
- * rolling the points up gives; a 60 s part whose points are the raw ones (one a minute,
+ * come from the columns' bucket caches where reads filled them (they hold exactly what
+ * rolling the points up gives), else are rolled up from the columns; a 60 s part whose points are the raw ones (one a minute,
  * on the minute) is the raw part's bytes.
  */
 export function encodeFlush(f: Flush): Buffer[] {
@@ -51,7 +51,7 @@ export function encodeFlush(f: Flush): Buffer[] {
   const rawChunk = () => (raw ??= encodeChunk(points, f.chunk.window));
   return f.parts.map((p) => {
     if (p.tier === 0) return rawChunk();
-    if (CACHED_STEPS.includes(p.tier)) return encodeChunk(f.columns.range(-Infinity, Infinity, p.tier), p.window);
+    if (CACHED_STEPS.includes(p.tier)) return encodeChunk(f.columns.rolledUp(p.tier), p.window);
     const rolled = rollUp(points, p.tier);
     return rolled === points && p.window === f.chunk.window ? rawChunk() : encodeChunk(rolled, p.window);
   });

@@ -368,6 +368,19 @@ export class Columns {
   }
 
   /**
+   * All the points rolled up into buckets of `step`, as `range` gives them, for a
+   * checkpoint: from the buckets reads kept, if any, but without keeping new ones. These
+   * columns are being written and are read from here only until the write lands; a
+   * bucket cache for each of 100,000 flushed series cost more than the roll-up itself.
+   */
+  rolledUp(step: number): Points {
+    if (!this.sorted || this.rolled?.has(step)) return this.range(-Infinity, Infinity, step);
+    const out = scratch.reset();
+    this.rollInto(0, this.n, step, out);
+    return unpack(out.buf, 0, out.size);
+  }
+
+  /**
    * Appends the buckets of `step` with from <= t < to to `out`, as `range` would roll
    * them up (sorted or not). For a cached step, from the buckets earlier reads kept.
    */

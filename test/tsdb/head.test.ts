@@ -62,6 +62,30 @@ t.test('coarse buckets read from the cache equal the raw points rolled up, to th
   t.equal(mismatches, 0, 'every read equals the raw points rolled up');
 });
 
+t.test('a checkpoint\'s roll-up equals the raw points rolled up, with or without buckets a read kept, and keeps none', async (t) => {
+  const random = rng(11);
+  let mismatches = 0;
+  let cachesKept = 0;
+  for (let round = 0; round < 60; round++) {
+    const cols = new Columns(0);
+    let time = Math.floor(random() * 600);
+    for (let i = 0; i < 150 && time < WINDOW; i++) {
+      cols.append(round % 5 === 4 && i === 70 ? Math.max(0, time - 3000) : time, sample(random)); // some unsorted
+      time += 1 + Math.floor(random() * 200);
+    }
+    const read = round % 2 === 0; // half the rounds had a read that kept buckets of 900 s
+    if (read) cols.range(0, Infinity, 900);
+    for (const step of [900, 3600]) {
+      if (!identical(cols.rolledUp(step), expected(cols, -Infinity, Infinity, step))) mismatches++;
+    }
+    const rolled = (cols as unknown as { rolled: Map<number, unknown> | null }).rolled;
+    if (!read && rolled !== null) cachesKept++;
+    if (read && cols.sorted && (rolled?.size ?? 0) !== 1) cachesKept++;
+  }
+  t.equal(mismatches, 0, 'every roll-up equals the raw points rolled up');
+  t.equal(cachesKept, 0, 'a checkpoint\'s roll-up keeps no buckets of its own');
+});
+
 t.test('a read after cached buckets sees the points since, and a late merge into the last point', async (t) => {
   const cols = new Columns(0);
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
