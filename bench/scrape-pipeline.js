@@ -10,7 +10,7 @@
 // checkpoint runs every 12 rounds (60 s of scrape time, the default interval; the engine's
 // own timer is set far off) and counts: with BENCH_PIPELINE_ROUNDS=160 every series
 // reaches its first part (120 points, spread 90-150 by series), which is what the
-// full benchmark's 720 s run takes in, in about two minutes here.
+// full benchmark's 720 s run takes in, in about 40 s here.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -42,8 +42,8 @@ export function takeFlush(st: EngineState, c: HeadChunk): Flush {
 /**
  * The encoded parts of a flush, in the order of `flush.parts`. The 900 s and 3600 s parts
  * come from the columns' bucket caches where reads filled them (they hold exactly what
- * rolling the points up gives), else are rolled up from the columns; a 60 s part whose points are the raw ones (one a minute,
- * on the minute) is the raw part's bytes.
+ * rolling the points up gives), else are rolled up from the columns; a 60 s part whose
+ * points are the raw ones (one a minute, on the minute) is the raw part's bytes.
  */
 export function encodeFlush(f: Flush): Buffer[] {
   const points = f.columns.points();
