@@ -52,7 +52,9 @@ if (process.argv[2] === '--generator') {
     res.on('data', (c) => { text += c; });
     res.on('end', () => {
       const n = (re) => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
-      resolve({ heapMb: n(/^gaugeway_nodejs_heap_size_used_bytes (\S+)$/gm) / 2 ** 20, externalMb: n(/^gaugeway_nodejs_external_memory_bytes (\S+)$/gm) / 2 ** 20,
+      const gc = (kind) => n(new RegExp(`^gaugeway_nodejs_gc_duration_seconds_sum\\{kind="${kind}"\\} (\\S+)$`, 'gm'));
+      resolve({ gc: { minor: gc('minor'), major: gc('major'), incremental: gc('incremental') },
+        heapMb: n(/^gaugeway_nodejs_heap_size_used_bytes (\S+)$/gm) / 2 ** 20, externalMb: n(/^gaugeway_nodejs_external_memory_bytes (\S+)$/gm) / 2 ** 20,
         stored: n(/^gaugeway_scrape_samples_stored_total\{[^}]*\} (\S+)$/gm), failed: n(/^gaugeway_scrapes_total\{[^}]*result="failed"[^}]*\} (\S+)$/gm), ok: n(/^gaugeway_scrapes_total\{[^}]*result="ok"[^}]*\} (\S+)$/gm) });
     });
   }).on('error', reject));
@@ -106,6 +108,7 @@ in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} 
 | targets up at the end | ${up} of ${TARGETS} | | |
 | scrape duration (fetch to stored), median / max of the last scrapes | ${durations[Math.floor(durations.length / 2)]?.toFixed(0)} / ${durations.at(-1)?.toFixed(0)} ms | | |
 | failed scrapes while measured | ${s1.failed - s0.failed} | | |
+| garbage collection pauses on the JavaScript thread while measured: scavenges / mark-compact / incremental marking | ${['minor', 'major', 'incremental'].map((k) => (s1.gc[k] - s0.gc[k]).toFixed(1)).join(' / ')} s | | |
 `;
   console.log(md);
   if (process.env.BENCH_SCRAPE_OUT) writeFileSync(process.env.BENCH_SCRAPE_OUT, md);
