@@ -21,19 +21,32 @@ import https from 'node:https';
 import { startServer, basicAuth, cpuSeconds, rssMb } from './server.js';
 import { parseArgs } from 'node:util';
 
+const USAGE = 'usage: npm run soak -- --minutes N --rate SAMPLES_PER_S --shape dense|wide [--window-seconds S] [--seal-idle-seconds S] [--queries-per-second Q]';
 const nodeArgs = process.env.GW_SOAK_NODE_ARGS ? process.env.GW_SOAK_NODE_ARGS.split(' ') : [];
-const { values: opt } = parseArgs({
-  options: {
-    minutes: { type: 'string', default: '60' }, rate: { type: 'string', default: '5000' },
-    shape: { type: 'string', default: 'dense' }, 'window-seconds': { type: 'string' }, 'seal-idle-seconds': { type: 'string' }, 'queries-per-second': { type: 'string', default: '10' },
-  },
-});
+let opt;
+try {
+  ({ values: opt } = parseArgs({
+    options: {
+      minutes: { type: 'string', default: '60' }, rate: { type: 'string', default: '5000' },
+      shape: { type: 'string', default: 'dense' }, 'window-seconds': { type: 'string' }, 'seal-idle-seconds': { type: 'string' }, 'queries-per-second': { type: 'string', default: '10' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (err) {
+  // an unknown or malformed option: say which, and how the command is used (no stack trace)
+  console.error(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const MINUTES = Number(opt.minutes);
 const RATE = Number(opt.rate);
 const QPS = Number(opt['queries-per-second']);
 const SHAPE = opt.shape;
 if (!['dense', 'wide'].includes(SHAPE) || !(MINUTES > 0) || !(RATE > 0)) {
-  console.error('usage: npm run soak -- --minutes N --rate SAMPLES_PER_S --shape dense|wide [--window-seconds S]');
+  console.error(USAGE);
   process.exit(2);
 }
 const WRITERS = 4;
