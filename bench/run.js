@@ -9,7 +9,8 @@
 // BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_ALERTS (0: active alerts
 // watching the workload's series during ingest, one per host; `npm run bench:alerts`
 // compares), BENCH_NODE_FLAGS (server flags,
-// e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures). The server
+// e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures), BENCH_KEEP_DIR=1 (keep each
+// run's data dir, compacted, and print its path). The server
 // runs with MALLOC_ARENA_MAX=2 and --max-semi-space-size=64, as the systemd unit sets them (override with the variables).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -120,7 +121,8 @@ async function oneRun(n) {
   ({ child, port } = await startServer(config));
   const latency = await timeQueries(port, auth, end);
   await stopServer(child);
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP_DIR) console.error(`data dir kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
   const r = {
     run: n,
     samplesPerSecond: ingest.samples / ingest.seconds,

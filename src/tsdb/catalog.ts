@@ -5,9 +5,11 @@
 // Each part carries its compaction level (compaction.ts): 0 for a checkpoint's part, one
 // more for each merge, SEALED for a window merged whole, LEGACY for parts compaction must
 // leave alone.
-import type { Tier } from './keys.js';
+// Parts are listed where they are stored (PartTier); a read asks by tier, and the raw and
+// 60 s tiers also see the MINUTE_RAW parts (keys.ts), in part order among their own.
+import { MINUTE_RAW, type PartTier, type Tier } from './keys.js';
 
-const TIER_SLOT: Record<Tier, number> = { 0: 0, 60: 1, 900: 2, 3600: 3 };
+const TIER_SLOT: Record<PartTier, number> = { 0: 0, 60: 1, 900: 2, 3600: 3, [MINUTE_RAW]: 4 };
 
 /** A window merged into one part when it closed. */
 export const SEALED = 1000;
@@ -20,14 +22,15 @@ export const LEGACY = -1;
 /** Flat [window, part, level, window, part, level, ...] sorted by window then part. */
 type Parts = number[];
 const W = 3;
+const EMPTY: Parts = [];
 
 export class ChunkCatalog {
   private readonly bySeries = new Map<number, Parts[]>();
   size = 0;
 
-  add(series: number, tier: Tier, window: number, part: number, level = 0): void {
+  add(series: number, tier: PartTier, window: number, part: number, level = 0): void {
     let tiers = this.bySeries.get(series);
-    if (!tiers) this.bySeries.set(series, (tiers = [[], [], [], []]));
+    if (!tiers) this.bySeries.set(series, (tiers = [[], [], [], [], []]));
     const list = tiers[TIER_SLOT[tier]]!;
     // almost always appended at the end: later windows, higher parts
     let i = list.length;
@@ -36,7 +39,7 @@ export class ChunkCatalog {
     this.size++;
   }
 
-  private find(series: number, tier: Tier, window: number, part: number): { list: Parts; i: number } | null {
+  private find(series: number, tier: PartTier, window: number, part: number): { list: Parts; i: number } | null {
     const list = this.bySeries.get(series)?.[TIER_SLOT[tier]];
     if (!list) return null;
     for (let i = list.length - W; i >= 0; i -= W) {
@@ -46,18 +49,18 @@ export class ChunkCatalog {
     return null;
   }
 
-  has(series: number, tier: Tier, window: number, part: number): boolean {
+  has(series: number, tier: PartTier, window: number, part: number): boolean {
     return this.find(series, tier, window, part) !== null;
   }
 
-  remove(series: number, tier: Tier, window: number, part: number): void {
+  remove(series: number, tier: PartTier, window: number, part: number): void {
     const at = this.find(series, tier, window, part);
     if (!at) return;
     at.list.splice(at.i, W);
     this.size--;
   }
 
-  setLevel(series: number, tier: Tier, window: number, part: number, level: number): void {
+  setLevel(series: number, tier: PartTier, window: number, part: number, level: number): void {
     const at = this.find(series, tier, window, part);
     if (at) at.list[at.i + 2] = level;
   }
@@ -69,8 +72,32 @@ export class ChunkCatalog {
     this.bySeries.delete(series);
   }
 
-  /** Calls `fn(window, part, level)` for each stored part with fromWindow <= window <= toWindow, in order. */
-  each(series: number, tier: Tier, fromWindow: number, toWindow: number, fn: (window: number, part: number, level: number) => void): void {
+  /**
+   * Calls `fn(window, part, level, stored)` for each part a read of `tier` uses with
+   * fromWindow <= window <= toWindow, in window and part order; `stored`: where it is.
+   */
+  each(series: number, tier: Tier, fromWindow: number, toWindow: number, fn: (window: number, part: number, level: number, stored: PartTier) => void): void {
+    const tiers = this.bySeries.get(series);
+    if (!tiers) return;
+    const own = tiers[TIER_SLOT[tier]]!;
+    const minute = tier === 0 || tier === 60 ? tiers[TIER_SLOT[MINUTE_RAW]]! : EMPTY;
+    let i = 0;
+    let j = 0;
+    while (i < own.length || j < minute.length) {
+      // the lower of the two lists' next parts in (window, part) order
+      const takeOwn = j >= minute.length || (i < own.length && (own[i]! < minute[j]! || (own[i] === minute[j] && own[i + 1]! < minute[j + 1]!)));
+      const list = takeOwn ? own : minute;
+      const k = takeOwn ? i : j;
+      if (takeOwn) i += W;
+      else j += W;
+      const w = list[k]!;
+      if (w > toWindow) return; // the lower one is past the range, so is every later one
+      if (w >= fromWindow) fn(w, list[k + 1]!, list[k + 2]!, takeOwn ? tier : MINUTE_RAW);
+    }
+  }
+
+  /** Calls `fn(window, part, level)` for each part stored under `tier` in [fromWindow, toWindow], in order. */
+  private eachStored(series: number, tier: PartTier, fromWindow: number, toWindow: number, fn: (window: number, part: number, level: number) => void): void {
     const list = this.bySeries.get(series)?.[TIER_SLOT[tier]];
     if (!list) return;
     for (let i = 0; i < list.length; i += W) {
@@ -80,14 +107,21 @@ export class ChunkCatalog {
     }
   }
 
-  /** Parts and levels of one window of one tier, oldest first. */
-  window(series: number, tier: Tier, window: number): { part: number; level: number }[] {
+  /** Parts and levels stored under `tier` for one window, oldest first (compaction merges these). */
+  window(series: number, tier: PartTier, window: number): { part: number; level: number }[] {
     const out: { part: number; level: number }[] = [];
-    this.each(series, tier, window, window, (_, part, level) => out.push({ part, level }));
+    this.eachStored(series, tier, window, window, (_, part, level) => out.push({ part, level }));
     return out;
   }
 
-  /** The highest part number of a window (0 when none): replay skips what it covers. */
+  /** Whether any part is stored under `tier` for a window. */
+  holds(series: number, tier: PartTier, window: number): boolean {
+    let found = false;
+    this.eachStored(series, tier, window, window, () => { found = true; });
+    return found;
+  }
+
+  /** The highest part number a read of `tier` uses in a window (0 when none): replay skips what it covers. */
   maxPart(series: number, tier: Tier, window: number): number {
     let max = 0;
     this.each(series, tier, window, window, (_, part) => { if (part > max) max = part; });
@@ -116,7 +150,7 @@ export class ChunkCatalog {
   /** Whether a window holds an old-layout pair whose raw part may read its 60 s twin. */
   hasLegacyPair(series: number, window: number): boolean {
     let found = false;
-    this.each(series, 0, window, window, (_, __, level) => { if (level === LEGACY) found = true; });
+    this.eachStored(series, 0, window, window, (_, __, level) => { if (level === LEGACY) found = true; });
     return found;
   }
 }

@@ -14,7 +14,7 @@ import type { EngineState } from './state.js';
 import { SEALED } from './catalog.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
 import { sortMerge } from './points.js';
-import { TIERS, chunkKey, windowOf, type Tier } from './keys.js';
+import { PART_TIERS, chunkKey, windowOf, type PartTier } from './keys.js';
 import { Mutex, TimeSlice } from './slice.js';
 
 export const FANOUT = 4;
@@ -24,7 +24,8 @@ const JOBS_A_ROUND = 256;
 interface Job {
   account: number;
   series: number;
-  tier: Tier;
+  /** where the parts are stored: parts are merged with their own kind only */
+  tier: PartTier;
   window: number;
   /** part numbers to merge, oldest first */
   parts: number[];
@@ -39,7 +40,7 @@ export class Compactor {
   constructor(private readonly st: EngineState, private readonly mutex: Mutex) {}
 
   /** A checkpoint added a part to this window: merge its newest parts if they allow. */
-  added(account: number, series: number, tier: Tier, window: number): void {
+  added(account: number, series: number, tier: PartTier, window: number): void {
     const parts = this.st.catalog.window(series, tier, window);
     const level = parts[parts.length - 1]?.level ?? -1;
     if (level < 0 || level >= SEALED) return;
@@ -49,12 +50,12 @@ export class Compactor {
     this.enqueue({ account, series, tier, window, parts: parts.slice(-run).map((p) => p.part), level: level + 1 });
   }
 
-  /** A raw window closed: merge each tier's window holding it into one part. */
+  /** A raw window closed: merge each tier's window holding it into one part (one a place parts are stored). */
   seal(account: number, series: number, rawWindow: number): void {
-    for (const tier of TIERS) this.sealWindow(account, series, tier, windowOf(rawWindow, tier));
+    for (const tier of PART_TIERS) this.sealWindow(account, series, tier, windowOf(rawWindow, tier));
   }
 
-  private sealWindow(account: number, series: number, tier: Tier, window: number): void {
+  private sealWindow(account: number, series: number, tier: PartTier, window: number): void {
     const parts = this.st.catalog.window(series, tier, window).filter((p) => p.level >= 0);
     if (parts.length > 1) this.enqueue({ account, series, tier, window, parts: parts.map((p) => p.part), level: SEALED });
     else if (parts.length === 1) this.st.catalog.setLevel(series, tier, window, parts[0]!.part, SEALED);

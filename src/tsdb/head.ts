@@ -367,6 +367,14 @@ export class Columns {
     return unpack(out.buf, 0, out.size, columns);
   }
 
+  /** Whether there are points and every one lies on a whole minute (a MINUTE_RAW part, keys.ts). */
+  onWholeMinutes(): boolean {
+    // window starts are whole hours, so an offset decides it
+    const { dt, n } = this;
+    for (let i = 0; i < n; i++) if (dt[i]! % 60 !== 0) return false;
+    return n > 0;
+  }
+
   /**
    * All the points rolled up into buckets of `step`, as `range` gives them, for a
    * checkpoint: from the buckets reads kept, if any, but without keeping new ones. These

@@ -3,8 +3,20 @@
 
 export type Tier = 0 | 60 | 900 | 3600;
 export const TIERS: readonly Tier[] = [0, 60, 900, 3600];
-const TIER_CHAR: Record<Tier, string> = { 0: 'r', 60: 'a', 900: 'b', 3600: 'c' };
-const TIER_OF_CHAR: Record<string, Tier> = Object.fromEntries(TIERS.map((t) => [TIER_CHAR[t], t]));
+
+/**
+ * Where a chunk part is stored: under its tier, or under MINUTE_RAW, raw points that all
+ * lie on whole minutes. Such points are their own 60 s rollup (one point a bucket, at the
+ * bucket's start), so they are stored once and read by the raw and the 60 s tier both:
+ * agents that report every 60 s, Librato's default period, no longer store every point
+ * twice (docs/storage.md, "Parts on whole minutes").
+ */
+export const MINUTE_RAW = 1;
+export type PartTier = Tier | typeof MINUTE_RAW;
+/** Every place a part can be stored, for what walks them all (sealing, purges). */
+export const PART_TIERS: readonly PartTier[] = [0, MINUTE_RAW, 60, 900, 3600];
+const TIER_CHAR: Record<PartTier, string> = { 0: 'r', [MINUTE_RAW]: 'm', 60: 'a', 900: 'b', 3600: 'c' };
+const TIER_OF_CHAR: Record<string, PartTier> = Object.fromEntries(PART_TIERS.map((t) => [TIER_CHAR[t], t]));
 
 /**
  * Head windows (and raw and 60 s chunks) cover aligned windows of this many seconds,
@@ -27,9 +39,9 @@ function testWindow(): number | null {
 }
 
 /** Window length per tier: coarser tiers group more time into one chunk (96-384 points). */
-export const TIER_WINDOW: Record<Tier, number> = { 0: WINDOW, 60: WINDOW, 900: 16 * WINDOW, 3600: 64 * WINDOW };
+export const TIER_WINDOW: Record<PartTier, number> = { 0: WINDOW, [MINUTE_RAW]: WINDOW, 60: WINDOW, 900: 16 * WINDOW, 3600: 64 * WINDOW };
 
-export function windowOf(t: number, tier: Tier = 0): number {
+export function windowOf(t: number, tier: PartTier = 0): number {
   const w = TIER_WINDOW[tier];
   return Math.floor(t / w) * w;
 }
@@ -43,12 +55,12 @@ export function hex12(n: number): string {
 }
 
 /** `<account>!<tier><series><window><part>`: one chunk (or partial chunk) of points. */
-export function chunkKey(account: number, tier: Tier, series: number, window: number, part: number): string {
+export function chunkKey(account: number, tier: PartTier, series: number, window: number, part: number): string {
   return chunkKeyAt(chunkKeyPrefix(account, tier, series), window, part);
 }
 
 /** What every chunk key of one series in one tier starts with (a read builds it once a series). */
-export function chunkKeyPrefix(account: number, tier: Tier, series: number): string {
+export function chunkKeyPrefix(account: number, tier: PartTier, series: number): string {
   return `${account}!${TIER_CHAR[tier]}${hex8(series)}`;
 }
 
@@ -58,14 +70,14 @@ export function chunkKeyAt(prefix: string, window: number, part: number): string
 }
 
 /** Every chunk key of one series in one tier. */
-export function seriesRange(account: number, tier: Tier, series: number): { gte: string; lt: string } {
+export function seriesRange(account: number, tier: PartTier, series: number): { gte: string; lt: string } {
   const p = chunkKeyPrefix(account, tier, series);
   return { gte: p, lt: p + '~' };
 }
 
 export interface ChunkKey {
   account: number;
-  tier: Tier;
+  tier: PartTier;
   series: number;
   window: number;
   part: number;

@@ -6,7 +6,7 @@
 import { delOp, type WriteOp } from '../store/commit.js';
 import type { EngineState } from './state.js';
 import type { SeriesRef } from './series-index.js';
-import { TIERS, headKey, seriesKey, seriesRange } from './keys.js';
+import { PART_TIERS, headKey, seriesKey, seriesRange } from './keys.js';
 
 /** Operations that remove every series, chunk and snapshot of these metrics. */
 export async function purgeMetrics(st: EngineState, account: number, metrics: readonly string[]): Promise<WriteOp[]> {
@@ -21,7 +21,7 @@ export async function purgeMetrics(st: EngineState, account: number, metrics: re
     for (const c of [...(st.head.get(ref.id) ?? [])]) st.forget(c);
   }
   for (const ref of refs) {
-    for (const tier of TIERS) {
+    for (const tier of PART_TIERS) {
       for await (const key of pts.keys(seriesRange(account, tier, ref.id))) ops.push(delOp(pts, key));
     }
     for await (const key of heads.keys({ gte: headKey(account, ref.id, 0), lt: headKey(account, ref.id, 0xffffffff) })) {

@@ -81,8 +81,9 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     const ref = st.index.byId.get(id);
     if (!ref || ref.account !== account || to <= from) continue;
     const prefix = chunkKeyPrefix(account, tier, id);
-    st.catalog.each(id, tier, fromW, toW, (window, part) => {
-      keys.push(chunkKeyAt(prefix, window, part));
+    let minutePrefix: string | null = null; // MINUTE_RAW parts, read by the raw and 60 s tiers
+    st.catalog.each(id, tier, fromW, toW, (window, part, _, stored) => {
+      keys.push(chunkKeyAt(stored === tier ? prefix : (minutePrefix ??= chunkKeyPrefix(account, stored, id)), window, part));
       keyWindow.push(window);
       keyPart.push(part);
     });

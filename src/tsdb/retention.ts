@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
 import type { Logger } from '../log.js';
-import { TIER_WINDOW, chunkKey, parseChunkKey, type ChunkKey, type Tier } from './keys.js';
+import { MINUTE_RAW, TIER_WINDOW, chunkKey, parseChunkKey, type ChunkKey, type PartTier, type Tier } from './keys.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
 import { sortMerge } from './points.js';
 
@@ -98,7 +98,10 @@ export class RetentionJob {
       const g = group;
       group = null;
       const k = g.first;
-      const expired = (tier: Tier) => k.window + TIER_WINDOW[tier] <= now - retentionOf(storage, tier);
+      const expiredIn = (tier: Tier) => k.window + TIER_WINDOW[tier] <= now - retentionOf(storage, tier);
+      // MINUTE_RAW parts hold the raw and the 60 s tier's points: kept while either is
+      // (reads past the raw retention choose the 60 s tier, so they still see only that)
+      const expired = (tier: PartTier) => (tier === MINUTE_RAW ? expiredIn(0) && expiredIn(60) : expiredIn(tier));
       // Raw parts of the old layout may be stored as their 60 s twin (catalog.ts), decided
       // by the retention of whichever start wrote them: such a 60 s part stays while the
       // raw parts of its window are kept, whatever the retention settings were then or are now.

@@ -28,15 +28,16 @@ const tags = Object.freeze([Object.freeze(['host', 'a'] as const)]);
  * 60 s part numbered one higher".
  */
 async function toOldLayout(pts: Engine['chunks'], account: number, series: number, window: number): Promise<void> {
-  const { chunkKey, seriesRange } = await import('../../src/tsdb/keys.js');
+  const { MINUTE_RAW, chunkKey, seriesRange } = await import('../../src/tsdb/keys.js');
   const { decodeChunk, encodeChunk } = await import('../../src/tsdb/chunk.js');
   const { sortMerge } = await import('../../src/tsdb/points.js');
   const ops: ({ type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string })[] = [];
   const parts = [];
-  for (const tier of [0, 60] as const) {
+  // (points on whole minutes are stored today as MINUTE_RAW parts, their own 60 s rollup)
+  for (const tier of [0, MINUTE_RAW, 60] as const) {
     for (const key of await pts.keys(seriesRange(account, tier, series)).all()) {
       if (parseInt(key.slice(-20, -12), 16) !== window) continue;
-      if (tier === 60) parts.push(decodeChunk((await pts.get(key))!, window));
+      if (tier !== 0) parts.push(decodeChunk((await pts.get(key))!, window));
       ops.push({ type: 'del', key });
     }
   }
@@ -159,7 +160,7 @@ t.test('the retention pass deletes chunks past their tier\'s retention, and only
   t.equal(await read(900), 96, '900 s points stay');
   t.equal(await read(3600), 24, '3600 s points stay');
   const left = await a.engine.chunks.keys().all();
-  t.ok(left.every((k) => !k.includes('!r') && !k.includes('!a')), 'no raw or 60 s key is left in LevelDB');
+  t.ok(left.every((k) => !k.includes('!r') && !k.includes('!m') && !k.includes('!a')), 'no raw or 60 s key is left in LevelDB');
   await a.engine.close();
   await a.crash();
 });
