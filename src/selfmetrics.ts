@@ -103,6 +103,21 @@ export class SelfMetrics {
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
     gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
+    gauge('gaugeway_store_reclaim_pending_bytes', 'Bytes deleted by checkpoints and merges that LevelDB has not been asked to compact away yet (an estimate)', (s) => s.reclaimPendingBytes);
+    this.countFrom('gaugeway_store_reclaims_total', 'Keyspace compactions run to give the space of deleted data back to the filesystem', () => stats().reclaims);
+  }
+
+  /** A counter that follows a count kept elsewhere since that part's start, read when scraped. */
+  private countFrom(name: string, help: string, read: () => number): void {
+    let before = 0;
+    new Counter({
+      name, help, registers: [this.registry],
+      collect() {
+        const now = read();
+        if (now > before) this.inc(now - before);
+        before = now;
+      },
+    });
   }
 
   /** The admission of wide reads (limits.wide_reads), apart: the engine's stats walk the head. */
@@ -112,17 +127,7 @@ export class SelfMetrics {
       registers: [this.registry],
       collect() { this.set(gate().waiting); },
     });
-    let refusedBefore = 0;
-    new Counter({
-      name: 'gaugeway_wide_reads_refused_total', help: 'Queries over more than 512 series refused (503) after waiting limits.wide_reads.queue_timeout_ms',
-      registers: [this.registry],
-      collect() {
-        // the gate counts from the engine's start
-        const now = gate().refused;
-        if (now > refusedBefore) this.inc(now - refusedBefore);
-        refusedBefore = now;
-      },
-    });
+    this.countFrom('gaugeway_wide_reads_refused_total', 'Queries over more than 512 series refused (503) after waiting limits.wide_reads.queue_timeout_ms', () => gate().refused);
   }
 
   /** gaugeway_scrape_targets by job and health, read from the scheduler when scraped */
@@ -157,4 +162,6 @@ export interface EngineGauges {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
+  reclaims: number;
+  reclaimPendingBytes: number;
 }

@@ -10,11 +10,13 @@ import { GaugewayError } from '../errors.js';
 export type Db = Level<string, string>;
 
 // `level` is classic-level on Node (browser-level in browsers), and its typings cover only
-// what both share. Gaugeway runs on Node and uses two of classic-level's own calls.
+// what both share. Gaugeway runs on Node and uses three of classic-level's own calls.
 declare module 'level' {
   interface Level<KDefault, VDefault> {
     /** Compacts the keys from start to end, so LevelDB really frees what was deleted. */
     compactRange(start: KDefault, end: KDefault): Promise<void>;
+    /** The bytes on disk of the keys from start to end (table files; LevelDB's estimate). */
+    approximateSize(start: KDefault, end: KDefault): Promise<number>;
   }
   namespace Level {
     /** LevelDB's repair: rebuilds the manifest from the table and log files it can read. */

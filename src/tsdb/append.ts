@@ -37,6 +37,7 @@ export class Appender {
     const buf = encodeWal(account, ids, samples);
     st.walSeqs.push(seq);
     st.walBytes += buf.length;
+    st.walWritten += buf.length;
     ops.push(putOp(st.keyspaces.wal, walKey(seq), buf));
     // Enqueue this record before any checkpoint that deletes it: the commit queue writes
     // in order, and a delete queued ahead of its put would leave the record to replay twice.

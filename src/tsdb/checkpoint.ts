@@ -57,6 +57,8 @@ const BATCH_OPS = 2000;
 
 export class Checkpointer {
   private running: Promise<void> | null = null;
+  /** st.walWritten as of the last checkpoint's cut that landed */
+  private walCounted = 0;
 
   constructor(private readonly st: EngineState, private readonly compactor: Compactor) {}
 
@@ -92,6 +94,8 @@ export class Checkpointer {
       else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
     }
     const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);
+    // (records kept for sparse windows are counted now, deleted later: an estimate)
+    const walWritten = st.walWritten;
     const headDeletes = st.headDeletes;
     const orphans = st.orphanChunks;
     st.walSeqs = st.walSeqs.filter((seq) => seq >= keepFrom);
@@ -124,6 +128,8 @@ export class Checkpointer {
       for (const seq of walSeqs) ops.push(delOp(wal, walKey(seq)));
       ops.push(putOp(meta, 'seq', st.seq));
       await writeBatch();
+      st.reclaim.deleted('wal', walWritten - this.walCounted);
+      this.walCounted = walWritten;
     } catch (err) {
       // What was not written goes back, so nothing lives only in a lost batch (the store
       // is being reopened and the engine reloaded from disk; until then reads stay whole).

@@ -134,7 +134,10 @@ export class Compactor {
     // synchronously from here to the write: a purge or a checkpoint acting meanwhile is seen
     const ops: WriteOp[] = [];
     const done: Job[] = [];
+    let replaced = 0; // bytes of the parts merged: deleted or overwritten
+    let from = 0;
     jobs.forEach((j, i) => {
+      const inputs = bufs.slice(from, (from += j.parts.length));
       const buf = merged[i];
       if (!buf) return; // left as it is: an unreadable part is not merged again and again
       if (!this.valid(j)) {
@@ -144,10 +147,12 @@ export class Compactor {
       const keep = j.parts[j.parts.length - 1]!;
       for (const p of j.parts.slice(0, -1)) ops.push(delOp(pts, chunkKey(j.account, j.tier, j.series, j.window, p)));
       ops.push(putOp(pts, chunkKey(j.account, j.tier, j.series, j.window, keep), buf));
+      for (const b of inputs) replaced += b?.length ?? 0;
       done.push(j);
     });
     if (ops.length === 0) return;
     await st.commit.write(ops);
+    st.reclaim.deleted('pts', replaced);
     for (const j of done) {
       const keep = j.parts[j.parts.length - 1]!;
       for (const p of j.parts.slice(0, -1)) st.catalog.remove(j.series, j.tier, j.window, p);

@@ -13,6 +13,7 @@
 // - wal-replay.ts: recovery = series records + chunk catalog + WAL replay.
 // - read.ts, purge.ts: the read path and metric deletion.
 import type { Store } from '../store/db.js';
+import { SpaceReclaimer } from '../store/reclaim.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import type { Logger } from '../log.js';
 import type { Sample } from './sample.js';
@@ -70,6 +71,10 @@ export interface EngineStats {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
+  /** keyspace compactions run to free deleted space, since the start */
+  reclaims: number;
+  /** bytes deleted by checkpoints and merges and not yet compacted away (an estimate) */
+  reclaimPendingBytes: number;
 }
 
 /** as the configuration's defaults (limits.wide_reads) */
@@ -94,7 +99,7 @@ export class Engine implements SeriesStore {
   }
 
   static async open(store: Store, commit: CommitQueue, log: Logger, opts: EngineOptions): Promise<Engine> {
-    const e = new Engine(new EngineState(engineKeyspaces(store), commit, log, opts));
+    const e = new Engine(new EngineState(engineKeyspaces(store), commit, log, opts, new SpaceReclaimer(store.db, log, opts.reclaim)));
     await recover(e.st);
     // everything replayed (and old-layout snapshots) written, the WAL trimmed
     await e.checkpointer.checkpoint(true);
@@ -111,7 +116,7 @@ export class Engine implements SeriesStore {
   async reload(): Promise<void> {
     await this.checkpointer.idle();
     await this.compactor.stop();
-    const st = new EngineState(this.st.keyspaces, this.st.commit, this.st.log, this.st.opts);
+    const st = new EngineState(this.st.keyspaces, this.st.commit, this.st.log, this.st.opts, this.st.reclaim);
     await recover(st);
     this.st.index.retire();
     this.st = st;
@@ -216,7 +221,8 @@ export class Engine implements SeriesStore {
   stats(): EngineStats {
     let headPoints = 0;
     for (const c of this.st.head.chunks()) headPoints += c.size + (c.flushing?.size ?? 0);
-    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size };
+    const { reclaims, pending } = this.st.reclaim;
+    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size, reclaims, reclaimPendingBytes: pending };
   }
 
   async close(): Promise<void> {
@@ -225,6 +231,7 @@ export class Engine implements SeriesStore {
     if (this.closed) return;
     await this.checkpointer.checkpoint(true);
     await this.compactor.stop();
+    await this.st.reclaim.idle();
     this.closed = true;
   }
 }

@@ -10,6 +10,7 @@ import { SeriesIndex } from './series-index.js';
 import { Head, type HeadChunk } from './head.js';
 import { ChunkCatalog } from './catalog.js';
 import type { ReadGateLimits } from './read-gate.js';
+import type { ReclaimOptions, SpaceReclaimer } from '../store/reclaim.js';
 
 export interface EngineOptions {
   /** checkpoint at least this often */
@@ -29,6 +30,8 @@ export interface EngineOptions {
   headMaxAgeMs?: number;
   /** how many wide reads run at once and how long one waits its turn (read per admission) */
   wideReads?: () => ReadGateLimits;
+  /** when deleted space is compacted away (store/reclaim.ts; its defaults unless tests say) */
+  reclaim?: ReclaimOptions;
 }
 
 /** The engine's sublevels of the one LevelDB (key layouts in keys.ts). */
@@ -60,6 +63,8 @@ export class EngineState {
   /** WAL records written since the last checkpoint */
   walSeqs: number[] = [];
   walBytes = 0;
+  /** WAL bytes ever written (and replayed): a checkpoint reports what it deleted from this */
+  walWritten = 0;
   /** WAL record and chunk part numbers share this sequence */
   seq = 0;
   nextSeries = 0;
@@ -69,6 +74,8 @@ export class EngineState {
     readonly commit: CommitQueue,
     readonly log: Logger,
     readonly opts: EngineOptions,
+    /** told what checkpoints and merges delete, so LevelDB gives the space back */
+    readonly reclaim: SpaceReclaimer,
   ) {}
 
   /** Whether the WAL (and with it the head) has grown enough for an early checkpoint. */

@@ -69,6 +69,7 @@ async function replayWal(st: EngineState): Promise<{ records: number; samples: n
   for await (const [key, buf] of st.keyspaces.wal.iterator()) {
     const seq = parseInt(key, 16);
     st.walSeqs.push(seq);
+    st.walWritten += buf.length;
     const rec = decodeWal(buf);
     for (const s of rec.samples) {
       if (!st.index.byId.has(s.series)) continue; // its metric was deleted

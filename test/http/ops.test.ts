@@ -22,6 +22,9 @@ t.test('health, readiness and self-metrics answer without auth, on HTTPS and pla
   t.match(metrics.text, /gaugeway_http_rejected_requests_total\{reason="unauthenticated"\} 2/);
   t.match(metrics.text, /gaugeway_process_cpu_seconds_total/);
   t.match(metrics.text, /^gaugeway_series 0$/m);
+  t.match(metrics.text, /^gaugeway_store_reclaim_pending_bytes 0$/m, 'deleted space not yet given back');
+  t.match(metrics.text, /^gaugeway_store_reclaims_total 0$/m, 'keyspace compactions run for it');
+  t.match(metrics.text, /^gaugeway_wide_reads_refused_total 0$/m);
 });
 
 t.test('ingest self-metrics count stored samples and engine state', async (t) => {
