@@ -135,9 +135,10 @@ export class Compactor {
     const ops: WriteOp[] = [];
     const done: Job[] = [];
     let replaced = 0; // bytes of the parts merged: deleted or overwritten
-    let from = 0;
+    let next = 0; // where the job's parts start in bufs
     jobs.forEach((j, i) => {
-      const inputs = bufs.slice(from, (from += j.parts.length));
+      const first = next;
+      next += j.parts.length;
       const buf = merged[i];
       if (!buf) return; // left as it is: an unreadable part is not merged again and again
       if (!this.valid(j)) {
@@ -147,7 +148,7 @@ export class Compactor {
       const keep = j.parts[j.parts.length - 1]!;
       for (const p of j.parts.slice(0, -1)) ops.push(delOp(pts, chunkKey(j.account, j.tier, j.series, j.window, p)));
       ops.push(putOp(pts, chunkKey(j.account, j.tier, j.series, j.window, keep), buf));
-      for (const b of inputs) replaced += b?.length ?? 0;
+      for (let k = first; k < next; k++) replaced += bufs[k]!.length;
       done.push(j);
     });
     if (ops.length === 0) return;
