@@ -369,7 +369,7 @@ export class Columns {
 
   /** Whether there are points and every one lies on a whole minute (a MINUTE_RAW part, keys.ts). */
   onWholeMinutes(): boolean {
-    // window starts are whole hours, so an offset decides it
+    // window starts are whole minutes (multiples of 900 s even with the test knob), so the offset decides it
     const { dt, n } = this;
     for (let i = 0; i < n; i++) if (dt[i]! % 60 !== 0) return false;
     return n > 0;
