@@ -16,6 +16,7 @@ import { Spaces } from './domain/spaces.js';
 import { Annotations } from './domain/annotations.js';
 import { Sources } from './domain/sources.js';
 import { CardinalityGuard } from './ingest/cardinality.js';
+import { SCAN_THREAD_MIN_BYTES, ScanThreads, type TaggedScanner } from './ingest/scan-threads.js';
 import { PluginRegistry, BUILTIN_PLUGINS } from './notifiers/registry.js';
 import { Services } from './domain/services.js';
 import { Alerts } from './domain/alerts.js';
@@ -69,6 +70,8 @@ export interface Runtime {
   retention: RetentionJob;
   /** scrape loops of the configured jobs */
   scrape: ScrapeScheduler;
+  /** scans tagged submissions on parse threads (`http.parse_threads`) */
+  scanner: TaggedScanner;
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
@@ -154,6 +157,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
         for (const [reason, n] of refused) if (n) metrics.scrapeRefused.inc({ job, reason }, n);
       },
     }, (email) => scrapeAccount(accounts, email), log.child({ component: 'scrape' })),
+    scanner: new ScanThreads({ threads: config.http.parse_threads, minBytes: SCAN_THREAD_MIN_BYTES, log: log.child({ component: 'parse' }) }),
     ready: true,
     closers: [],
   };
@@ -170,6 +174,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   alertEngine.schedule(config.alerts.check_schedule);
   await outbox.start();
   // closers run last-registered first: the retention job stops before the engine closes
+  rt.closers.push(() => rt.scanner.close());
   rt.closers.push(() => engine.close());
   rt.closers.push(async () => { storeRecovery.stop(); await storeRecovery.idle(); });
   rt.closers.push(() => retention.stop());

@@ -53,6 +53,10 @@ export const configSchema = {
         request_timeout_ms: { type: 'integer', minimum: 1000, maximum: 20000, default: 20000, reload: 'live' },
         max_connections: { type: 'integer', minimum: 1, default: 1024, reload: 'live' },
         shutdown_timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, reload: 'live' },
+        parse_threads: {
+          type: 'integer', minimum: 0, maximum: 16, default: 1, reload: 'restart',
+          description: 'threads that parse large POST /v1/measurements bodies beside the request thread; 0: parse on the request thread',
+        },
       },
     },
     data_dir: { type: 'string', minLength: 1, default: './data', reload: 'restart' },

@@ -31,6 +31,8 @@ export interface Config {
     request_timeout_ms: number;
     max_connections: number;
     shutdown_timeout_ms: number;
+    /** worker threads that scan large tagged submissions; 0: on the request thread */
+    parse_threads: number;
   };
   data_dir: string;
   tls: { cert_file: string | null; key_file: string | null; min_version: 'TLSv1.2' | 'TLSv1.3' };

@@ -4,7 +4,7 @@
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../errors.js';
 import type { Middleware } from './state.js';
-import { isRawTaggedSubmission, readRawText } from './raw-json.js';
+import { isRawTaggedSubmission, readRawBody } from './raw-json.js';
 import { inspect, inspectFormKeys } from '../schema/inspect.js';
 
 export interface BodyLimits {
@@ -50,7 +50,7 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
       }
       return next();
     }
-    ctx.state.rawJson = await readRawText(ctx);
+    ctx.state.rawJson = await readRawBody(ctx);
     return next();
   };
   const check: Middleware = async (ctx, next) => {

@@ -27,11 +27,11 @@ function bodyError(type: string, message: string): Error {
   return Object.assign(new Error(message), { type, status: 400, expose: true });
 }
 
-/** The UTF-8 text of the body (a byte-order mark dropped, as co-body does). */
-export function readRawText(ctx: Ctx): Promise<string> {
+/** The body's bytes (ingest/tagged-fast.ts `bodyText` reads them as co-body would). */
+export function readRawBody(ctx: Ctx): Promise<Buffer> {
   const req = ctx.req;
   const expected = Number(req.headers['content-length']);
-  return new Promise((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const done = (err: Error | null) => {
@@ -41,8 +41,7 @@ export function readRawText(ctx: Ctx): Promise<string> {
       req.off('error', onError);
       if (err) return reject(err);
       if (received !== expected) return reject(bodyError('request.size.invalid', 'request size did not match content length'));
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)).toString('utf8');
-      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
     const onData = (chunk: Buffer) => { received += chunk.length; chunks.push(chunk); };
     const onEnd = () => done(null);

@@ -6,8 +6,8 @@ export interface RequestState {
   requestId: string;
   /** set by the basic-auth middleware on every /v1 route */
   principal?: Principal;
-  /** POST /v1/measurements with a JSON body: its text, read unparsed (http/raw-json.ts) */
-  rawJson?: string;
+  /** POST /v1/measurements with a JSON body: its bytes, read unparsed (http/raw-json.ts) */
+  rawJson?: Buffer;
 }
 
 export type Ctx = ParameterizedContext<RequestState>;

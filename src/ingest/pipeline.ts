@@ -4,7 +4,7 @@
 import type { MetricCatalog, MetricInput } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
-import type { Sample } from '../tsdb/sample.js';
+import { samplesOf, type Sample, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import { aggregated, aggregationPeriod } from './aggregate.js';
 import type { CardinalityGuard } from './cardinality.js';
 
@@ -44,8 +44,52 @@ export async function ingest(
   deps: IngestDeps, account: number, samples: Sample[],
   metricInputs: Map<string, MetricUse>, userAgent: string | null,
 ): Promise<IngestResult> {
-  const periods = new Map<string, number | null>(); // metric -> aggregation period, or null
-  // Refuse type conflicts before creating anything, so a refused request leaves no trace.
+  const periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownSeries(account, samples));
+  await appendSamples(deps, account, periods !== null ? aggregatedAll(samples, periods) : samples, metricInputs);
+  return { accepted: samples.length };
+}
+
+/** The same for single values in columns (the tagged scanner's batches). */
+export async function ingestValues(
+  deps: IngestDeps, account: number, values: ValueColumns,
+  metricInputs: Map<string, MetricUse>, userAgent: string | null,
+): Promise<IngestResult> {
+  const periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownValueSeries(account, values));
+  if (periods !== null) {
+    // service-side aggregation moves points one by one: rare enough to go through objects
+    await appendSamples(deps, account, aggregatedAll(samplesOf(values), periods), metricInputs);
+  } else {
+    await deps.engine.appendValues(account, values);
+    let newest = -Infinity;
+    for (let i = 0; i < values.length; i++) if (values.time[i]! > newest) newest = values.time[i]!;
+    deps.stored?.(account, metricInputs.keys(), newest);
+  }
+  return { accepted: values.length };
+}
+
+async function appendSamples(deps: IngestDeps, account: number, samples: Sample[], metricInputs: Map<string, MetricUse>): Promise<void> {
+  await deps.engine.append(account, samples);
+  let newest = -Infinity;
+  for (const s of samples) if (s.time > newest) newest = s.time;
+  deps.stored?.(account, metricInputs.keys(), newest);
+}
+
+function aggregatedAll(samples: Sample[], periods: Map<string, number | null>): Sample[] {
+  return samples.map((s) => {
+    const p = periods.get(s.metric);
+    return p ? aggregated(s, p) : s;
+  });
+}
+
+/**
+ * Everything before the append: type conflicts and the series limit checked before any
+ * metric is created (a refused request leaves no trace), then the metrics ensured.
+ * Returns each metric's aggregation period, or null when no metric aggregates.
+ */
+async function prepare(
+  deps: IngestDeps, account: number, metricInputs: Map<string, MetricUse>, userAgent: string | null,
+  unknownSeries: () => { metric: string; tags: TagPairs }[],
+): Promise<Map<string, number | null> | null> {
   for (const [name, { index, type, field }] of metricInputs) {
     const existing = await deps.catalog.get(account, name);
     if (!existing) continue;
@@ -53,24 +97,14 @@ export async function ingest(
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
     if (type && existing.type !== type) throw paramError(at, `${name} is a ${existing.type}; it cannot take ${type} measurements`);
   }
-  // still before anything is created: a refused request leaves no trace
-  if (deps.cardinality) deps.cardinality.admit(account, deps.engine.unknownSeries(account, samples));
+  if (deps.cardinality) deps.cardinality.admit(account, unknownSeries());
+  const periods = new Map<string, number | null>(); // metric -> aggregation period, or null
+  let aggregates = false;
   for (const [name, { input, type, spelling }] of metricInputs) {
     const metric = await deps.catalog.ensure(account, spelling ?? name, type ?? 'gauge', input, userAgent);
-    periods.set(name, metric.attributes.aggregate ? aggregationPeriod(metric.period) : null);
+    const period = metric.attributes.aggregate ? aggregationPeriod(metric.period) : null;
+    if (period) aggregates = true;
+    periods.set(name, period);
   }
-  let out = samples;
-  if ([...periods.values()].some((p) => p !== null)) {
-    out = samples.map((s) => {
-      const p = periods.get(s.metric);
-      return p ? aggregated(s, p) : s;
-    });
-  }
-  await deps.engine.append(account, out);
-  if (deps.stored) {
-    let newest = -Infinity;
-    for (const s of out) if (s.time > newest) newest = s.time;
-    deps.stored(account, periods.keys(), newest);
-  }
-  return { accepted: samples.length };
+  return aggregates ? periods : null;
 }

@@ -1,24 +1,58 @@
 // The fast path of POST /v1/measurements: scans the JSON text of the common body shape
-// ({"time", "tags", "measurements": [{"name", "tags", "value", "time"}]}) and builds the
-// samples directly, without JSON.parse's object tree, the body inspector's walk or one
-// hashed string per tag value (a tag map is looked up by its raw text).
+// ({"time", "tags", "measurements": [{"name", "tags", "value", "time"}]}) and builds
+// typed columns directly (no object a measurement), without JSON.parse's object tree, the
+// body inspector's walk or one hashed string per tag value (a tag map is looked up by its
+// raw text and handed on as a number, tag-sets.ts). Pure, so it runs on a parse thread.
 //
 // It never decides anything on its own: whatever it does not recognise or cannot accept
 // (other keys, escapes, count/sum, a bad name, tag or time, duplicate keys, invalid JSON)
 // makes it return null, and the caller parses the same text the ordinary way, which
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
-import type { Sample, TagPairs } from '../tsdb/sample.js';
+import type { TagPairs, ValueColumns } from '../tsdb/sample.js';
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
 import { FORBIDDEN_KEYS } from '../schema/inspect.js';
-import type { MetricInput } from '../domain/metrics.js';
+import { TagSetIds } from './tag-sets.js';
 
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 
-/** Raw tag-map text -> its validated pairs (bounded; only valid maps are remembered). */
-const TAGS_CACHE_LIMIT = 100_000;
-const tagsByText = new Map<string, TagPairs>();
+/** The numbering of this thread's scans (only valid maps are remembered). */
+export const threadTagSets = new TagSetIds();
+
+/** A batch in columns, and what it says about each metric it names. */
+export interface ScannedBatch {
+  values: ValueColumns;
+  metricInputs: TaggedBatch['metricInputs'];
+}
+
+/**
+ * The four row columns in one buffer, so a batch crosses threads as one transfer:
+ * `capacity` rows of time and value (8 bytes each), metric and tag (4 bytes each).
+ */
+export function rowColumns(buffer: ArrayBuffer, capacity: number): Pick<ValueColumns, 'time' | 'value' | 'metric' | 'tag'> {
+  return {
+    time: new Float64Array(buffer, 0, capacity),
+    value: new Float64Array(buffer, capacity * 8, capacity),
+    metric: new Uint32Array(buffer, capacity * 16, capacity),
+    tag: new Uint32Array(buffer, capacity * 20, capacity),
+  };
+}
+const ROW_BYTES = 24;
+
+/** The UTF-8 text of a body, a byte-order mark dropped (as co-body reads it). */
+export function bodyText(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** `parseTaggedFast` of a body's bytes. */
+export function scanTaggedBody(bytes: Uint8Array, limits: TaggedLimits, maxDepth: number, tagSets: TagSetIds = threadTagSets): ScannedBatch | null {
+  return parseTaggedFast(bodyText(bytes), limits, maxDepth, tagSets);
+}
+
+/** The shortest measurement, `{"name":"a","value":1}`: a bound on the rows of a text. */
+const MIN_MEASUREMENT_CHARS = 22;
 
 const Q = 0x22; // "
 const BACKSLASH = 0x5c;
@@ -39,10 +73,10 @@ const BAIL = new Bail();
  * The batch of a body in the common shape, or null: parse it the ordinary way then.
  * `maxDepth` is the body depth limit; bodies this path accepts nest 4 levels.
  */
-export function parseTaggedFast(text: string, limits: TaggedLimits, maxDepth: number): TaggedBatch | null {
+export function parseTaggedFast(text: string, limits: TaggedLimits, maxDepth: number, tagSets: TagSetIds = threadTagSets): ScannedBatch | null {
   if (maxDepth < 4) return null;
   try {
-    return new Scanner(text, limits).body();
+    return new Scanner(text, limits, tagSets).body();
   } catch (err) {
     if (err === BAIL) return null;
     throw err;
@@ -57,14 +91,29 @@ class Scanner {
   /** the raw text and canonical form of the last metric name seen */
   private lastRawName = '';
   private lastName = '';
+  /** the batch index of the last metric name seen */
+  private lastMetric = -1;
+  private readonly metrics: string[] = [];
+  private readonly metricIndex = new Map<string, number>();
+  /** the rows; sized for the most measurements the text can hold */
+  private n = 0;
+  private readonly rowTime: Float64Array;
+  private readonly rowValue: Float64Array;
+  private readonly rowMetric: Uint32Array;
+  private readonly rowTag: Uint32Array;
+  private readonly generation: number;
 
-  constructor(private readonly s: string, private readonly limits: TaggedLimits) {}
+  constructor(private readonly s: string, private readonly limits: TaggedLimits, private readonly tagSets: TagSetIds) {
+    const cap = Math.floor(s.length / MIN_MEASUREMENT_CHARS) + 1;
+    ({ time: this.rowTime, value: this.rowValue, metric: this.rowMetric, tag: this.rowTag } = rowColumns(new ArrayBuffer(cap * ROW_BYTES), cap));
+    this.generation = tagSets.generation;
+  }
 
-  body(): TaggedBatch {
+  body(): ScannedBatch {
     let seen = 0;
     let topTime = this.limits.now;
-    let topTags: TagPairs | null = null;
-    let batch: TaggedBatch | null = null;
+    let topTags = -1;
+    let batch: ScannedBatch | null = null;
     this.ws();
     this.expect(OPEN_OBJ);
     this.ws();
@@ -85,27 +134,35 @@ class Scanner {
     return batch;
   }
 
-  private measurements(topTime: number, topTags: TagPairs | null): TaggedBatch {
-    const samples: Sample[] = [];
-    const metricInputs = new Map<string, { input: MetricInput; index: number; spelling?: string }>();
+  private measurements(topTime: number, topTags: number): ScannedBatch {
+    const metricInputs: TaggedBatch['metricInputs'] = new Map();
     this.expect(OPEN_ARR);
     this.ws();
     if (this.peek() === CLOSE_ARR) throw BAIL;
-    for (let i = 0; ; i++) {
-      const s = this.measurement(topTime, topTags);
-      samples.push(s);
+    for (;;) {
+      const before = this.metrics.length;
+      this.measurement(topTime, topTags);
       // (the last name scanned is this measurement's: a new metric keeps its spelling)
-      if (!metricInputs.has(s.metric)) metricInputs.set(s.metric, this.lastRawName !== s.metric ? { input: {}, index: i, spelling: this.lastRawName } : { input: {}, index: i });
+      if (this.metrics.length > before) {
+        const name = this.lastName;
+        metricInputs.set(name, this.lastRawName !== name ? { input: {}, index: this.n - 1, spelling: this.lastRawName } : { input: {}, index: this.n - 1 });
+      }
       if (!this.more(CLOSE_ARR)) break;
     }
-    return { samples, metricInputs };
+    if (this.tagSets.generation !== this.generation) throw BAIL; // numbered in two generations
+    const n = this.n;
+    const values: ValueColumns = {
+      length: n, metrics: this.metrics, metric: this.rowMetric, tagSets: this.tagSets.sets, tag: this.rowTag, time: this.rowTime, value: this.rowValue,
+    };
+    return { values, metricInputs };
   }
 
-  private measurement(topTime: number, topTags: TagPairs | null): Sample {
+  /** One measurement into the next row. */
+  private measurement(topTime: number, topTags: number): void {
     this.ws();
     this.expect(OPEN_OBJ);
     let seen = 0;
-    let name = '';
+    let metric = -1;
     let tags = topTags;
     let time = topTime;
     let value = 0;
@@ -113,17 +170,28 @@ class Scanner {
       const key = this.key();
       if (seen & key) throw BAIL;
       seen |= key;
-      if (key === K_NAME) name = this.metricName();
+      if (key === K_NAME) metric = this.metricName();
       else if (key === K_VALUE) value = this.value();
       else if (key === K_TIME) time = this.time();
       else if (key === K_TAGS) {
         const t = this.tags();
-        if (t.length > 0) tags = t; // an empty map counts as not given
+        if (this.tagSets.sets[t]!.length > 0) tags = t; // an empty map counts as not given
       } else throw BAIL;
       if (!this.more(CLOSE_OBJ)) break;
     }
     if ((seen & (K_NAME | K_VALUE)) !== (K_NAME | K_VALUE)) throw BAIL;
-    return new PlainSample(name, tags ?? NO_TAGS, time, value);
+    const i = this.n++;
+    this.rowMetric[i] = metric;
+    this.rowTag[i] = tags >= 0 ? tags : this.numbered('', NO_TAGS);
+    this.rowTime[i] = time;
+    this.rowValue[i] = value;
+  }
+
+  /** The number of a validated map, given it now if new. */
+  private numbered(text: string, pairs: TagPairs): number {
+    const id = this.tagSets.get(text) ?? this.tagSets.add(text, pairs);
+    if (id < 0) throw BAIL; // the numbering started again part way through this batch
+    return id;
   }
 
   /**
@@ -162,14 +230,15 @@ class Scanner {
     throw BAIL;
   }
 
-  private metricName(): string {
+  /** The batch index of the measurement's metric. */
+  private metricName(): number {
     const s = this.s;
     const raw = this.lastRawName;
     const p = this.pos;
     // consecutive measurements usually repeat the name: compare in place instead of slicing
     if (raw.length > 0 && s.charCodeAt(p) === Q && s.startsWith(raw, p + 1) && s.charCodeAt(p + 1 + raw.length) === Q) {
       this.pos = p + raw.length + 2;
-      return this.lastName;
+      return this.lastMetric;
     }
     this.string();
     const text = detached(s.slice(this.strStart, this.strEnd));
@@ -177,7 +246,13 @@ class Scanner {
     if (name === null) throw BAIL;
     this.lastRawName = text;
     this.lastName = name;
-    return name;
+    let index = this.metricIndex.get(name);
+    if (index === undefined) {
+      index = this.metrics.length;
+      this.metrics.push(name);
+      this.metricIndex.set(name, index);
+    }
+    return (this.lastMetric = index);
   }
 
   /**
@@ -185,15 +260,15 @@ class Scanner {
    * valid map whose names and values cannot contain `}`, so a hit up to the first `}` is
    * exactly that map; a miss is scanned properly, validated and remembered.
    */
-  private tags(): TagPairs {
+  private tags(): number {
     const s = this.s;
     const start = this.pos;
     if (s.charCodeAt(start) !== OPEN_OBJ) throw BAIL;
     const close = s.indexOf('}', start);
     if (close < 0) throw BAIL;
-    const hit = tagsByText.get(s.slice(start, close + 1));
+    const hit = this.tagSets.get(s.slice(start, close + 1));
     if (hit !== undefined) {
-      if (hit.length > this.limits.tagsPerMeasurement) throw BAIL;
+      if (this.tagSets.sets[hit]!.length > this.limits.tagsPerMeasurement) throw BAIL;
       this.pos = close + 1;
       return hit;
     }
@@ -215,9 +290,7 @@ class Scanner {
     for (const k of Object.keys(raw)) if (FORBIDDEN_KEYS.has(k)) throw BAIL;
     const pairs = tagsOfObject(raw, this.limits);
     if (pairs === null) throw BAIL;
-    if (tagsByText.size >= TAGS_CACHE_LIMIT) tagsByText.clear();
-    tagsByText.set(detached(text), pairs);
-    return pairs;
+    return this.numbered(detached(text), pairs);
   }
 
   private time(): number {
@@ -325,26 +398,6 @@ class Scanner {
 }
 
 const NO_TAGS: TagPairs = Object.freeze([]);
-
-/**
- * A single value as a Sample. A class, not an object literal, on purpose: V8 tracks
- * literal sites and, when the samples of requests waiting for their group commit
- * survive a young-generation collection, starts allocating every later sample of that
- * site (and its boxed numbers) straight in the old space, which then grows by about
- * 200 bytes a sample between full collections. Constructed objects are not pretenured.
- */
-class PlainSample implements Sample {
-  readonly count = 1;
-  readonly sum: number;
-  readonly min: number;
-  readonly max: number;
-  readonly last: number;
-  readonly sumsq: number;
-  constructor(readonly metric: string, readonly tags: TagPairs, readonly time: number, value: number) {
-    this.sum = this.min = this.max = this.last = value;
-    this.sumsq = value * value;
-  }
-}
 
 /**
  * A copy of a piece of the body that does not share its memory: V8 slices keep the

@@ -3,10 +3,10 @@
 // are handed to the commit queue together, so the promise resolves only once all of it
 // is in LevelDB, and replay always finds the series a record names.
 import { putOp, type WriteOp } from '../store/commit.js';
-import type { Sample, Summary } from './sample.js';
+import type { Sample, SeriesSlot, Summary, TagPairs, ValueColumns } from './sample.js';
 import type { EngineState } from './state.js';
 import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
-import { encodeWal } from './wal.js';
+import { encodeWal, encodeWalValues } from './wal.js';
 import { seriesKey, walKey, windowOf } from './keys.js';
 
 export class Appender {
@@ -30,58 +30,111 @@ export class Appender {
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
       let ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
-      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s, ops);
+      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s.metric, s.tags, s.slot, ops);
       ids[i] = ref.id;
       appendPoint(st, account, ref.id, s.time, s, seq);
     }
-    const buf = encodeWal(account, ids, samples);
+    return this.commit(seq, encodeWal(account, ids, samples), ops);
+  }
+
+  /** The same for single values in columns (the tagged scanner's batches). */
+  appendValues(account: number, cols: ValueColumns): Promise<void> {
+    const st = this.st;
+    const ops: WriteOp[] = [];
+    const n = cols.length;
+    const ids: number[] = new Array(n);
+    const seq = ++st.seq;
+    const { metrics, metric, tagSets, tag, time, value } = cols;
+    const point = plainPoint;
+    for (let i = 0; i < n; i++) {
+      const name = metrics[metric[i]!]!;
+      const tags = tagSets[tag[i]!]!;
+      let ref = this.lastRef.get(tags);
+      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) ref = this.lookup(account, name, tags, undefined, ops);
+      ids[i] = ref.id;
+      const v = value[i]!;
+      point.sum = point.min = point.max = point.last = v;
+      point.sumsq = v * v;
+      appendPoint(st, account, ref.id, time[i]!, point, seq);
+    }
+    return this.commit(seq, encodeWalValues(account, ids, time, value, n), ops);
+  }
+
+  /** The WAL record after the series records, handed to the commit queue together. */
+  private commit(seq: number, record: Buffer, ops: WriteOp[]): Promise<void> {
+    const st = this.st;
     st.walSeqs.push(seq);
-    st.walBytes += buf.length;
-    st.walWritten += buf.length;
-    ops.push(putOp(st.keyspaces.wal, walKey(seq), buf));
+    st.walBytes += record.length;
+    st.walWritten += record.length;
+    ops.push(putOp(st.keyspaces.wal, walKey(seq), record));
     // Enqueue this record before any checkpoint that deletes it: the commit queue writes
     // in order, and a delete queued ahead of its put would leave the record to replay twice.
     return st.commit.write(ops);
   }
 
   /** The distinct series these samples would create (none of them is created here). */
-  unknown(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[] {
-    const st = this.st;
-    const out: { metric: string; tags: Sample['tags'] }[] = [];
-    let seen: Set<string> | null = null;
+  unknown(account: number, samples: readonly Sample[]): { metric: string; tags: TagPairs }[] {
+    const found = new UnknownSeries();
     for (const s of samples) {
       const ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
       // the append path's cache: a repeated tag set of a known series costs one lookup
       if (ref !== undefined && ref.account === account && ref.metric === s.metric && !ref.gone) continue;
-      let key = this.tagKeys.get(s.tags);
-      if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
-      if (st.index.find(account, s.metric, key)) continue;
-      const id = `${s.metric}\x1f${key}`;
-      if ((seen ??= new Set()).has(id)) continue;
-      seen.add(id);
-      out.push({ metric: s.metric, tags: s.tags });
+      this.checkUnknown(account, s.metric, s.tags, found);
     }
-    return out;
+    return found.out;
+  }
+
+  /** The same for single values in columns. */
+  unknownValues(account: number, cols: ValueColumns): { metric: string; tags: TagPairs }[] {
+    const found = new UnknownSeries();
+    const { metrics, metric, tagSets, tag } = cols;
+    for (let i = 0; i < cols.length; i++) {
+      const name = metrics[metric[i]!]!;
+      const tags = tagSets[tag[i]!]!;
+      const ref = this.lastRef.get(tags);
+      if (ref !== undefined && ref.account === account && ref.metric === name && !ref.gone) continue;
+      this.checkUnknown(account, name, tags, found);
+    }
+    return found.out;
+  }
+
+  private checkUnknown(account: number, metric: string, tags: TagPairs, found: UnknownSeries): void {
+    let key = this.tagKeys.get(tags);
+    if (key === undefined) this.tagKeys.set(tags, (key = tagKey(tags)));
+    if (this.st.index.find(account, metric, key)) return;
+    const id = `${metric}\x1f${key}`;
+    if (found.seen.has(id)) return;
+    found.seen.add(id);
+    found.out.push({ metric, tags });
   }
 
   /** The series of a sample, created (with its record in `ops`) on first sight. */
-  private lookup(account: number, s: Sample, ops: WriteOp[]): SeriesRef {
+  private lookup(account: number, metric: string, tags: TagPairs, slot: SeriesSlot | undefined, ops: WriteOp[]): SeriesRef {
     const st = this.st;
-    let key = this.tagKeys.get(s.tags);
-    if (key === undefined) this.tagKeys.set(s.tags, (key = tagKey(s.tags)));
-    let ref = st.index.find(account, s.metric, key);
+    let key = this.tagKeys.get(tags);
+    if (key === undefined) this.tagKeys.set(tags, (key = tagKey(tags)));
+    let ref = st.index.find(account, metric, key);
     if (!ref) {
-      ref = { id: ++st.nextSeries, account, metric: s.metric, tags: kept(s.tags) };
+      ref = { id: ++st.nextSeries, account, metric, tags: kept(tags) };
       st.index.add(ref, key);
       const rec: SeriesRecord = { m: ref.metric, t: ref.tags.map(([k, v]) => [k, v]) };
       ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
       ops.push(putOp(st.keyspaces.meta, 'series', st.nextSeries));
     }
-    if (s.slot) s.slot.ref = ref;
-    else this.lastRef.set(s.tags, ref);
+    if (slot) slot.ref = ref;
+    else this.lastRef.set(tags, ref);
     return ref;
   }
 }
+
+/** Series a batch would create, each once. */
+class UnknownSeries {
+  readonly out: { metric: string; tags: TagPairs }[] = [];
+  readonly seen = new Set<string>();
+}
+
+/** The summary of the value being appended: the head copies it, so one object serves. */
+const plainPoint: Summary = { count: 1, sum: 0, min: 0, max: 0, last: 0, sumsq: 0 };
 
 /**
  * One point into its series' head window (late points for a window already sealed open it

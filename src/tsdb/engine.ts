@@ -16,7 +16,7 @@ import type { Store } from '../store/db.js';
 import { SpaceReclaimer } from '../store/reclaim.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import type { Logger } from '../log.js';
-import type { Sample } from './sample.js';
+import type { Sample, ValueColumns } from './sample.js';
 import type { TagExpr } from './tag-expr.js';
 import type { SeriesRef } from './series-index.js';
 import type { Points } from './points.js';
@@ -47,6 +47,8 @@ export type ReadOptions = Admission;
 /** What the HTTP, ingest and query layers may use. A second backend implements this. */
 export interface SeriesStore {
   append(account: number, samples: readonly Sample[]): Promise<void>;
+  /** The same for single values in columns. */
+  appendValues(account: number, values: ValueColumns): Promise<void>;
   select(account: number, metric: string, expr: TagExpr): SeriesRef[];
   /** Points of each series at a tier, from <= t < to, sorted, equal times merged. */
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]>;
@@ -61,6 +63,7 @@ export interface SeriesStore {
   tagValues(account: number, tag: string): Set<string>;
   /** The distinct series these samples would create. */
   unknownSeries(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[];
+  unknownValueSeries(account: number, values: ValueColumns): { metric: string; tags: Sample['tags'] }[];
   /** Series per metric of the account. */
   seriesCounts(account: number): Map<string, number>;
 }
@@ -127,12 +130,20 @@ export class Engine implements SeriesStore {
 
   /** Durable once resolved: series records, WAL record and head update in one group commit. */
   append(account: number, samples: readonly Sample[]): Promise<void> {
+    return this.write(samples.length, () => this.appender.append(account, samples));
+  }
+
+  appendValues(account: number, values: ValueColumns): Promise<void> {
+    return this.write(values.length, () => this.appender.appendValues(account, values));
+  }
+
+  private write(rows: number, append: () => Promise<void>): Promise<void> {
     if (this.closed) return Promise.reject(new Error('storage engine is closed'));
-    if (samples.length === 0) return Promise.resolve();
+    if (rows === 0) return Promise.resolve();
     // refused before the head or the index is touched: nothing lives only in memory
     const refusal = this.st.commit.refusal();
     if (refusal) return Promise.reject(refusal);
-    const written = this.appender.append(account, samples);
+    const written = append();
     // the head holds what the WAL holds: bound both
     if (this.st.checkpointDue()) {
       this.st.walBytes = 0; // one checkpoint per crossing, not one per append
@@ -151,6 +162,10 @@ export class Engine implements SeriesStore {
 
   unknownSeries(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[] {
     return this.appender.unknown(account, samples);
+  }
+
+  unknownValueSeries(account: number, values: ValueColumns): { metric: string; tags: Sample['tags'] }[] {
+    return this.appender.unknownValues(account, values);
   }
 
   seriesCounts(account: number): Map<string, number> {

@@ -44,3 +44,28 @@ export interface Sample extends Summary {
 export function valueSample(metric: string, tags: TagPairs, time: number, value: number, slot?: SeriesSlot): Sample {
   return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value, slot };
 }
+
+/**
+ * Single values in columns, as the tagged scanner builds them (no object a sample): row i
+ * is metric `metrics[metric[i]]` with tags `tagSets[tag[i]]` at `time[i]`, of `value[i]`.
+ */
+export interface ValueColumns {
+  readonly length: number;
+  /** canonical metric names */
+  readonly metrics: readonly string[];
+  readonly metric: Uint32Array;
+  /** shared with other batches: one array per tag map, so the engine caches by identity */
+  readonly tagSets: readonly TagPairs[];
+  readonly tag: Uint32Array;
+  readonly time: Float64Array;
+  readonly value: Float64Array;
+}
+
+/** The rows as Samples, for the paths that need objects (service-side aggregation). */
+export function samplesOf(cols: ValueColumns): Sample[] {
+  const out: Sample[] = new Array(cols.length);
+  for (let i = 0; i < cols.length; i++) {
+    out[i] = valueSample(cols.metrics[cols.metric[i]!]!, cols.tagSets[cols.tag[i]!]!, cols.time[i]!, cols.value[i]!);
+  }
+  return out;
+}

@@ -22,11 +22,8 @@ export function encodeWal(account: number, series: readonly number[], samples: r
   const w = writer;
   w.reset();
   const n = samples.length;
-  w.uvarint(account);
-  w.uvarint(n);
+  writeSeries(w, account, series, n);
   let prev = 0;
-  for (let i = 0; i < n; i++) { w.svarint(series[i]! - prev); prev = series[i]!; }
-  prev = 0;
   for (let i = 0; i < n; i++) { w.svarint(samples[i]!.time - prev); prev = samples[i]!.time; }
   const summaries: number[] = [];
   const sums: number[] = new Array(n);
@@ -44,6 +41,26 @@ export function encodeWal(account: number, series: readonly number[], samples: r
     for (const i of summaries) w.uvarint(samples[i]!.count);
     for (const key of ['min', 'max', 'last', 'sumsq'] as const) writeValues(w, summaries.map((i) => samples[i]![key]), summaries.length);
   }
+  return w.finish();
+}
+
+/** The record's account, length and series ids. */
+function writeSeries(w: ByteWriter, account: number, series: readonly number[], n: number): void {
+  w.uvarint(account);
+  w.uvarint(n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) { w.svarint(series[i]! - prev); prev = series[i]!; }
+}
+
+/** The record of single values in columns: every summary bit clear. */
+export function encodeWalValues(account: number, series: readonly number[], time: Float64Array, value: Float64Array, n: number): Buffer {
+  const w = writer;
+  w.reset();
+  writeSeries(w, account, series, n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) { w.svarint(time[i]! - prev); prev = time[i]!; }
+  for (let byte = 0; byte < n; byte += 8) w.byte(0);
+  writeValues(w, value, n);
   return w.finish();
 }
 

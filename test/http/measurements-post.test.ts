@@ -166,3 +166,28 @@ t.test('tag sets remembered from earlier requests never leak into a different on
     { dc: '7', host: 'a' }, { dc: 'x', host: 'a' }, { dc: 'x', host: 'a', rack: 'r1' }, { dc: 'y', host: 'a' }, { host: 'a' },
   ]);
 });
+
+t.test('large bodies (scanned on a parse thread by default) store what the request thread stores', async (t) => {
+  const base = hourBase();
+  const measurements = Array.from({ length: 3000 }, (_, i) => ({ name: i % 2 ? 'big.a' : 'Big.B', tags: { host: `h${i % 150}` }, value: i / 4, time: base + 60 * Math.floor(i / 150) }));
+  const stored = [];
+  for (const yaml of ['', 'http:\n  listen: "127.0.0.1:0"\n  parse_threads: 0']) {
+    const s = await startTestServer(t, yaml);
+    const r = await post(s, { measurements });
+    t.same(r.body, { measurements: { summary: { total: 3000, accepted: 3000, failed: 0, filtered: 0 } } });
+    // a large body the scanner declines (a summary measurement) takes the ordinary path
+    const declined = await post(s, { measurements: [...measurements.slice(0, 1500).map((m) => ({ ...m, name: 'other' })), { name: 'other', count: 2, sum: 3, time: base }] });
+    t.equal(declined.status, 200);
+    const bad = await post(s, { measurements: [...measurements.slice(0, 1500), { name: 'big.a', value: 'x' }] });
+    t.equal(bad.status, 400);
+    t.same(Object.keys(bad.body.errors.params), ['measurements[1500].value'], 'its error named as always');
+    const q = [];
+    for (const name of ['big.a', 'big.b', 'other']) q.push((await query(s, name, `resolution=60&start_time=${base}&end_time=${base + 3600}&summary_function=sum`)).body);
+    t.equal(q[0].name, 'big.a');
+    t.equal(q[1].name, 'Big.B', 'a new metric keeps its first spelling');
+    t.equal(q[0].series.length + q[1].series.length, 150);
+    t.equal(q[0].series.concat(q[1].series).reduce((n: number, x: { measurements: unknown[] }) => n + x.measurements.length, 0), 3000);
+    stored.push(q);
+  }
+  t.same(stored[0], stored[1], 'the same with and without a parse thread');
+});

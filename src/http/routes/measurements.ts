@@ -5,9 +5,10 @@ import { accountId, type Ctx, type RequestState } from '../state.js';
 import { body, clientSignal, userAgent } from '../request.js';
 import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
-import { parseTaggedFast } from '../../ingest/tagged-fast.js';
+import { bodyText } from '../../ingest/tagged-fast.js';
+import type { TaggedScanner } from '../../ingest/scan-threads.js';
 import { parseJsonBody } from '../raw-json.js';
-import { ingest, type IngestDeps } from '../../ingest/pipeline.js';
+import { ingest, ingestValues, type IngestDeps } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
@@ -28,6 +29,8 @@ export interface MeasurementsDeps {
   /** told which metrics received points (the alert engine) */
   stored?: IngestDeps['stored'];
   metrics: SelfMetrics;
+  /** scans bodies of the common shape into columns (on parse threads) */
+  scanner: TaggedScanner;
   readonly config: Config;
 }
 
@@ -43,13 +46,20 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
       tagsPerMeasurement: deps.config.limits.tags_per_measurement,
     };
     const depth = deps.config.limits.max_body_depth;
-    const text = ctx.state.rawJson;
+    const raw = ctx.state.rawJson;
     ctx.state.rawJson = undefined; // not kept alive across the commit wait below
-    // the common shape straight from the text; anything else parsed and checked as before
-    const { samples, metricInputs } = (text !== undefined ? parseTaggedFast(text, limits, depth) : null)
-      ?? parseTagged(text !== undefined ? parseJsonBody(text, depth) ?? {} : body(ctx), limits);
-    const total = samples.length;
-    const { accepted } = await ingest(deps, accountId(ctx), samples, metricInputs, userAgent(ctx));
+    // the common shape straight from the bytes, into columns; anything else parsed and checked as before
+    const scanned = raw !== undefined ? await deps.scanner.scan(raw, limits, depth) : null;
+    let total: number;
+    let accepted: number;
+    if (scanned !== null) {
+      total = scanned.values.length;
+      ({ accepted } = await ingestValues(deps, accountId(ctx), scanned.values, scanned.metricInputs, userAgent(ctx)));
+    } else {
+      const { samples, metricInputs } = parseTagged(raw !== undefined ? parseJsonBody(bodyText(raw), depth) ?? {} : body(ctx), limits);
+      total = samples.length;
+      ({ accepted } = await ingest(deps, accountId(ctx), samples, metricInputs, userAgent(ctx)));
+    }
     deps.metrics.ingestedSamples.inc({ api: 'tagged' }, accepted);
     ctx.status = 200;
     ctx.body = { measurements: { summary: { total, accepted, failed: 0, filtered: 0 } } };
