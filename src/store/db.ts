@@ -27,6 +27,18 @@ declare module 'level' {
 /** A keyspace of the one database whose keys are strings and whose values are V. */
 export type Sublevel<V> = AbstractSublevel<Db, string | Buffer | Uint8Array, string, V>;
 
+/**
+ * LevelDB reads its table files through memory maps, one per table its table cache keeps
+ * open, and every page a read or a compaction touches stays in the process's RSS until
+ * the table leaves the cache. With the defaults (1,000 open files, 2 MB tables) that is
+ * the whole database once it has been read through, so RSS grew with the data. The
+ * smallest cache LevelDB allows (74 files: 64 tables and 10 of its own) of 512 kB tables
+ * bounds those pages to about 32 MB, plus the level-0 tables of recent flushes (the size
+ * of the write buffer, 4 MB, each).
+ */
+const MAX_OPEN_FILES = 74;
+const TABLE_FILE_BYTES = 512 * 1024;
+
 export interface OpenOptions {
   /** fsync each write; see docs/storage.md for what turning it off costs */
   sync: boolean;
@@ -48,7 +60,7 @@ export class Store {
   static async open(location: string, opts: OpenOptions): Promise<Store> {
     mkdirSync(location, { recursive: true, mode: 0o700 });
     refuseHeadlessDatabase(location);
-    const db = new Level<string, string>(location, { valueEncoding: 'utf8' });
+    const db = new Level<string, string>(location, { valueEncoding: 'utf8', maxOpenFiles: MAX_OPEN_FILES, maxFileSize: TABLE_FILE_BYTES });
     try {
       await db.open();
     } catch (err) {
