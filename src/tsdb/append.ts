@@ -44,13 +44,13 @@ export class Appender {
     const n = cols.length;
     const ids: number[] = new Array(n);
     const seq = ++st.seq;
-    const { metrics, metric, tagSets, tag, time, value } = cols;
+    const { metrics, metric, tagSets, slots, tag, time, value } = cols;
     const point = plainPoint;
     for (let i = 0; i < n; i++) {
       const name = metrics[metric[i]!]!;
-      const tags = tagSets[tag[i]!]!;
-      let ref = this.lastRef.get(tags);
-      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) ref = this.lookup(account, name, tags, undefined, ops);
+      const slot = slots[tag[i]!]!;
+      let ref = slot.ref;
+      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) ref = this.lookup(account, name, tagSets[tag[i]!]!, slot, ops);
       ids[i] = ref.id;
       const v = value[i]!;
       point.sum = point.min = point.max = point.last = v;
@@ -87,13 +87,12 @@ export class Appender {
   /** The same for single values in columns. */
   unknownValues(account: number, cols: ValueColumns): { metric: string; tags: TagPairs }[] {
     const found = new UnknownSeries();
-    const { metrics, metric, tagSets, tag } = cols;
+    const { metrics, metric, tagSets, slots, tag } = cols;
     for (let i = 0; i < cols.length; i++) {
       const name = metrics[metric[i]!]!;
-      const tags = tagSets[tag[i]!]!;
-      const ref = this.lastRef.get(tags);
+      const ref = slots[tag[i]!]!.ref;
       if (ref !== undefined && ref.account === account && ref.metric === name && !ref.gone) continue;
-      this.checkUnknown(account, name, tags, found);
+      this.checkUnknown(account, name, tagSets[tag[i]!]!, found);
     }
     return found.out;
   }

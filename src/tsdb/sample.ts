@@ -56,6 +56,8 @@ export interface ValueColumns {
   readonly metric: Uint32Array;
   /** shared with other batches: one array per tag map, so the engine caches by identity */
   readonly tagSets: readonly TagPairs[];
+  /** beside each tag set, where the engine remembers the series it last resolved to */
+  readonly slots: readonly SeriesSlot[];
   readonly tag: Uint32Array;
   readonly time: Float64Array;
   readonly value: Float64Array;
