@@ -182,6 +182,7 @@ class Scanner {
     }
     if ((seen & (K_NAME | K_VALUE)) !== (K_NAME | K_VALUE)) throw BAIL;
     const i = this.n++;
+    if (i >= this.rowTime.length) throw BAIL; // cannot happen (MIN_MEASUREMENT_CHARS); never drop a row
     this.rowMetric[i] = metric;
     this.rowTag[i] = tags >= 0 ? tags : this.numbered('', NO_TAGS);
     this.rowTime[i] = time;
