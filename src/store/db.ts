@@ -31,13 +31,13 @@ export type Sublevel<V> = AbstractSublevel<Db, string | Buffer | Uint8Array, str
  * LevelDB reads its table files through memory maps, one per table its table cache keeps
  * open, and every page a read or a compaction touches stays in the process's RSS until
  * the table leaves the cache. With the defaults (1,000 open files, 2 MB tables) that is
- * the whole database once it has been read through, so RSS grew with the data. The
- * smallest cache LevelDB allows (74 files: 64 tables and 10 of its own) of 512 kB tables
- * bounds those pages to about 32 MB, plus the level-0 tables of recent flushes (the size
- * of the write buffer, 4 MB, each).
+ * the whole database once it has been read through (up to 2 GB), so RSS grew with the
+ * data. The smallest cache and tables LevelDB 1.20 accepts (it clips lower values): 74
+ * files, that is 64 tables and 10 files of its own, of 1 MB: about 64 MB of table pages
+ * at most, however large the database grows.
  */
 const MAX_OPEN_FILES = 74;
-const TABLE_FILE_BYTES = 512 * 1024;
+const TABLE_FILE_BYTES = 1024 * 1024;
 
 export interface OpenOptions {
   /** fsync each write; see docs/storage.md for what turning it off costs */

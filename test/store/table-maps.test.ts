@@ -19,7 +19,7 @@ t.test('table files stay small and at most 64 of them are mapped at once', async
   const ks = store.binary('data');
   await ks.open();
   // 96 MB of incompressible values, each batch across the whole key range (as a checkpoint
-  // writes every series): flushes overlap, so compactions rewrite them into 512 kB tables
+  // writes every series): flushes overlap, so compactions rewrite them into 1 MB tables
   for (let b = 0; b < 96; b++) {
     await ks.batch(Array.from({ length: 16 }, (_, i) => ({ type: 'put' as const, key: `${String(i).padStart(2, '0')}-${String(b).padStart(4, '0')}`, value: randomBytes(64 * 1024) })));
   }
@@ -27,7 +27,7 @@ t.test('table files stay small and at most 64 of them are mapped at once', async
   const tables = readdirSync(dir).filter((f) => f.endsWith('.ldb'));
   t.ok(tables.length > 64, `more tables than the cache holds (${tables.length})`);
   const largest = Math.max(...tables.map((f) => statSync(join(dir, f)).size));
-  t.ok(largest < 1.5 * MB, `compacted tables are about 512 kB, not LevelDB's default 2 MB (largest ${(largest / MB).toFixed(2)} MB)`);
+  t.ok(largest < 1.5 * MB, `compacted tables are about 1 MB, not LevelDB's default 2 MB (largest ${(largest / MB).toFixed(2)} MB)`);
   // read every value: every table goes through the table cache
   let read = 0;
   for await (const v of ks.values()) read += v.length;
