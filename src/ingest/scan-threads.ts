@@ -145,7 +145,7 @@ class ScanThread {
     if (w === undefined) return;
     if (b === null) return w.resolve(null);
     const cols = rowColumns(b.buffer, b.capacity);
-    w.resolve({ values: { length: b.length, metrics: b.metrics, tagSets: this.mirror.sets, slots: this.mirror.slots, ...cols }, metricInputs: b.metricInputs });
+    w.resolve({ values: { length: b.length, metrics: b.metrics, tagSets: this.mirror.sets, ...cols }, metricInputs: b.metricInputs });
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@
 // engine's as typed arrays; the receiving side keeps the same numbering (TagSetMirror).
 // Bounded: when full, numbering starts again as a new generation, and batches keep the
 // list of the generation they were numbered in.
-import type { SeriesSlot, TagPairs } from '../tsdb/sample.js';
+import type { TagPairs } from '../tsdb/sample.js';
 
 export const TAG_SETS_LIMIT = 100_000;
 
@@ -11,8 +11,6 @@ export class TagSetIds {
   private byText = new Map<string, number>();
   /** the pairs of each number of this generation */
   sets: TagPairs[] = [];
-  /** the engine's series slot of each (used where the engine runs: scans in place) */
-  slots: SeriesSlot[] = [];
   generation = 0;
 
   constructor(private readonly limit = TAG_SETS_LIMIT) {}
@@ -29,13 +27,11 @@ export class TagSetIds {
     if (this.sets.length >= this.limit) {
       this.byText = new Map();
       this.sets = [];
-      this.slots = [];
       this.generation++;
       return -1;
     }
     const id = this.sets.length;
     this.sets.push(pairs);
-    this.slots.push({});
     this.byText.set(text, id);
     return id;
   }
@@ -53,21 +49,16 @@ export interface TagSetNews {
 export class TagSetMirror {
   private generation = 0;
   sets: TagPairs[] = [];
-  slots: SeriesSlot[] = [];
 
   /** false: the news do not follow what this mirror holds (the batch is not used) */
   apply(news: TagSetNews): boolean {
     if (news.generation !== this.generation) {
       this.generation = news.generation;
-      this.sets = []; // new lists: batches of the old generation keep theirs
-      this.slots = [];
+      this.sets = []; // a new list: batches of the old generation keep theirs
     }
     if (news.first !== this.sets.length) return false;
     // frozen, as the scanner's own: the engine then keeps them as a new series' tags
-    for (const pairs of news.added) {
-      this.sets.push(Object.freeze(pairs.map((p) => Object.freeze([p[0], p[1]] as const))));
-      this.slots.push({});
-    }
+    for (const pairs of news.added) this.sets.push(Object.freeze(pairs.map((p) => Object.freeze([p[0], p[1]] as const))));
     return true;
   }
 }

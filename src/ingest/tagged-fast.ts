@@ -152,8 +152,7 @@ class Scanner {
     if (this.tagSets.generation !== this.generation) throw BAIL; // numbered in two generations
     const n = this.n;
     const values: ValueColumns = {
-      length: n, metrics: this.metrics, metric: this.rowMetric, tagSets: this.tagSets.sets, slots: this.tagSets.slots,
-      tag: this.rowTag, time: this.rowTime, value: this.rowValue,
+      length: n, metrics: this.metrics, metric: this.rowMetric, tagSets: this.tagSets.sets, tag: this.rowTag, time: this.rowTime, value: this.rowValue,
     };
     return { values, metricInputs };
   }

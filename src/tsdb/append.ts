@@ -17,6 +17,12 @@ export class Appender {
    * samples without a slot of their own: a slot is read faster than this map
    */
   private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
+  /**
+   * ...and for batches in columns, the same by tag-set number: one list per numbering
+   * (ValueColumns.tagSets), so a row costs an index instead of a lookup by tags. The
+   * engine's own: the numbering is the scanner's, shared by every engine of a process.
+   */
+  private readonly refsByNumber = new WeakMap<readonly TagPairs[], (SeriesRef | undefined)[]>();
 
   constructor(private readonly st: EngineState) {}
 
@@ -44,13 +50,14 @@ export class Appender {
     const n = cols.length;
     const ids: number[] = new Array(n);
     const seq = ++st.seq;
-    const { metrics, metric, tagSets, slots, tag, time, value } = cols;
+    const { metrics, metric, tagSets, tag, time, value } = cols;
+    const refs = this.refsOf(tagSets);
     const point = plainPoint;
     for (let i = 0; i < n; i++) {
       const name = metrics[metric[i]!]!;
-      const slot = slots[tag[i]!]!;
-      let ref = slot.ref;
-      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) ref = this.lookup(account, name, tagSets[tag[i]!]!, slot, ops);
+      const number = tag[i]!;
+      let ref = refs[number];
+      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) refs[number] = ref = this.lookup(account, name, tagSets[number]!, undefined, ops);
       ids[i] = ref.id;
       const v = value[i]!;
       point.sum = point.min = point.max = point.last = v;
@@ -87,14 +94,21 @@ export class Appender {
   /** The same for single values in columns. */
   unknownValues(account: number, cols: ValueColumns): { metric: string; tags: TagPairs }[] {
     const found = new UnknownSeries();
-    const { metrics, metric, tagSets, slots, tag } = cols;
+    const { metrics, metric, tagSets, tag } = cols;
+    const refs = this.refsOf(tagSets);
     for (let i = 0; i < cols.length; i++) {
       const name = metrics[metric[i]!]!;
-      const ref = slots[tag[i]!]!.ref;
+      const ref = refs[tag[i]!];
       if (ref !== undefined && ref.account === account && ref.metric === name && !ref.gone) continue;
       this.checkUnknown(account, name, tagSets[tag[i]!]!, found);
     }
     return found.out;
+  }
+
+  private refsOf(tagSets: readonly TagPairs[]): (SeriesRef | undefined)[] {
+    let refs = this.refsByNumber.get(tagSets);
+    if (refs === undefined) this.refsByNumber.set(tagSets, (refs = []));
+    return refs;
   }
 
   private checkUnknown(account: number, metric: string, tags: TagPairs, found: UnknownSeries): void {

@@ -54,10 +54,11 @@ export interface ValueColumns {
   /** canonical metric names */
   readonly metrics: readonly string[];
   readonly metric: Uint32Array;
-  /** shared with other batches: one array per tag map, so the engine caches by identity */
+  /**
+   * shared with other batches: one array per tag map, so the engine caches by identity;
+   * the list itself too (one per numbering), so the engine keeps its series by number
+   */
   readonly tagSets: readonly TagPairs[];
-  /** beside each tag set, where the engine remembers the series it last resolved to */
-  readonly slots: readonly SeriesSlot[];
   readonly tag: Uint32Array;
   readonly time: Float64Array;
   readonly value: Float64Array;

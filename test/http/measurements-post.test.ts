@@ -191,3 +191,21 @@ t.test('large bodies (scanned on a parse thread by default) store what the reque
   }
   t.same(stored[0], stored[1], 'the same with and without a parse thread');
 });
+
+t.test('two services in one process keep their own series for the same tag maps', async (t) => {
+  // the scanner's tag numbering is the process's; what each number resolves to is each engine's
+  const base = hourBase();
+  const body = { time: base, measurements: [{ name: 'shared', tags: { host: 'a' }, value: 1 }, { name: 'other', tags: { host: 'b' }, value: 2 }] };
+  const first = await startTestServer(t);
+  t.equal((await post(first, body)).status, 200);
+  const second = await startTestServer(t);
+  t.equal((await post(second, { time: base, measurements: [{ name: 'other', tags: { host: 'a' }, value: 5 }] })).status, 200);
+  t.equal((await post(second, body)).status, 200);
+  const q = (s: typeof first, name: string) => query(s, name, `resolution=60&start_time=${base}&end_time=${base}`);
+  t.same((await q(second, 'shared')).body.series, [{ tags: { host: 'a' }, measurements: [{ time: base, value: 1 }] }]);
+  t.same((await q(second, 'other')).body.series, [
+    { tags: { host: 'a' }, measurements: [{ time: base, value: 5 }] },
+    { tags: { host: 'b' }, measurements: [{ time: base, value: 2 }] },
+  ]);
+  t.same((await q(first, 'other')).body.series, [{ tags: { host: 'b' }, measurements: [{ time: base, value: 2 }] }]);
+});
