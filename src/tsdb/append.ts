@@ -105,9 +105,12 @@ export class Appender {
     return found.out;
   }
 
+  /** The refs of a numbering, as long as its list: written in place, never past the end. */
   private refsOf(tagSets: readonly TagPairs[]): (SeriesRef | undefined)[] {
     let refs = this.refsByNumber.get(tagSets);
     if (refs === undefined) this.refsByNumber.set(tagSets, (refs = []));
+    // a write far past the end would turn the array into a dictionary
+    while (refs.length < tagSets.length) refs.push(undefined);
     return refs;
   }
 
