@@ -3,7 +3,7 @@
 // thread spends no time on the text. Anything the scanner declines answers `batch: null`;
 // the engine's thread then parses the body the ordinary way, which names every error.
 import { parentPort } from 'node:worker_threads';
-import { scanTaggedBody, threadTagSets } from './tagged-fast.js';
+import { scanTaggedBody, threadTagSets, type ScannedBatch } from './tagged-fast.js';
 import type { ScanReply, ScanRequest } from './scan-threads.js';
 
 const port = parentPort;
@@ -13,7 +13,7 @@ port.on('message', (req: ScanRequest) => {
   const tags = threadTagSets;
   const generation = tags.generation;
   const first = tags.sets.length;
-  let scanned = null;
+  let scanned: ScannedBatch | null = null;
   try {
     scanned = scanTaggedBody(req.body, req.limits, req.maxDepth, tags);
   } catch {
@@ -23,15 +23,14 @@ port.on('message', (req: ScanRequest) => {
   const news = tags.generation === generation
     ? { generation, first, added: tags.sets.slice(first) }
     : { generation: tags.generation, first: 0, added: tags.sets.slice() };
-  let reply: ScanReply;
   if (scanned === null) {
-    reply = { id: req.id, tags: news, batch: null };
-    port.postMessage(reply);
+    const declined: ScanReply = { id: req.id, tags: news, batch: null };
+    port.postMessage(declined);
     return;
   }
   const v = scanned.values;
   const buffer = v.time.buffer as ArrayBuffer;
-  reply = {
+  const reply: ScanReply = {
     id: req.id, tags: news,
     batch: { length: v.length, capacity: v.time.length, metrics: v.metrics as string[], buffer, metricInputs: scanned.metricInputs },
   };
