@@ -4,7 +4,8 @@
 // their scan), when no thread is configured, or when a thread has died.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
-import { rowColumns, scanTaggedBody, type ScannedBatch } from './tagged-fast.js';
+import { scanTaggedBody, type ScannedBatch } from './tagged-fast.js';
+import { rowColumns } from '../tsdb/sample.js';
 import { TagSetMirror, type TagSetNews } from './tag-sets.js';
 import type { TaggedBatch, TaggedLimits } from './tagged.js';
 

@@ -9,7 +9,7 @@
 // makes it return null, and the caller parses the same text the ordinary way, which
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
-import type { TagPairs, ValueColumns } from '../tsdb/sample.js';
+import { rowColumns, ROW_BYTES, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
 import { FORBIDDEN_KEYS } from '../schema/inspect.js';
@@ -26,19 +26,6 @@ export interface ScannedBatch {
   metricInputs: TaggedBatch['metricInputs'];
 }
 
-/**
- * The four row columns in one buffer, so a batch crosses threads as one transfer:
- * `capacity` rows of time and value (8 bytes each), metric and tag (4 bytes each).
- */
-export function rowColumns(buffer: ArrayBuffer, capacity: number): Pick<ValueColumns, 'time' | 'value' | 'metric' | 'tag'> {
-  return {
-    time: new Float64Array(buffer, 0, capacity),
-    value: new Float64Array(buffer, capacity * 8, capacity),
-    metric: new Uint32Array(buffer, capacity * 16, capacity),
-    tag: new Uint32Array(buffer, capacity * 20, capacity),
-  };
-}
-const ROW_BYTES = 24;
 
 /** The UTF-8 text of a body, a byte-order mark dropped (as co-body reads it). */
 export function bodyText(bytes: Uint8Array): string {

@@ -12,7 +12,8 @@ import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import type { ScrapeJob } from './config.js';
-import { valueSample, type Sample, type SeriesSlot, type TagPairs } from '../tsdb/sample.js';
+import { ValueRows, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
+import type { Numbered } from './numbering.js';
 
 export type Health = 'up' | 'down' | 'unknown';
 
@@ -37,14 +38,15 @@ export interface ScrapeTally {
 
 /** What a scrape hands on: store its samples, record what it refused. */
 export interface ScrapeOutput {
-  /** Stores the samples (counters and gauges as `types` says); resolves with what was refused on the way. */
-  store(account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<StoreRefusals>;
+  /** Stores the rows (counters and gauges as `types` says); resolves with what was refused on the way. */
+  store(account: number, values: ValueColumns, types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<StoreRefusals>;
   limits(): ConvertLimits;
   /** a scrape ended (self-metrics) */
   scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
 }
 
 const HEALTH_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'] as const;
+const HEALTH_TYPES: ReadonlyMap<string, { type: 'gauge'; spelling: string }> = new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge', spelling: name }]));
 
 export class TargetLoop {
   readonly status: TargetStatus = { health: 'unknown', lastScrape: null, lastScrapeDurationMs: null, lastError: null, samplesScraped: 0, samplesStored: 0 };
@@ -55,9 +57,8 @@ export class TargetLoop {
   private readonly cache = new SeriesCache();
   /** ...and their label sets as parsed (parse.ts) */
   private readonly memo = new SeriesMemo();
-  /** the health series' tags (frozen: the engine keeps them as they are) and engine slots */
-  private readonly healthTags: TagPairs;
-  private readonly healthSlots: SeriesSlot[] = HEALTH_SERIES.map(() => ({}));
+  /** the health series, numbered with the exposed ones (their tags frozen: the engine keeps them as they are) */
+  private readonly healthSeries: readonly Numbered[];
   private jobNow: ScrapeJob;
   /** the target's kept-open connection (fetch.ts) */
   private readonly agent: Agent;
@@ -65,7 +66,9 @@ export class TargetLoop {
   constructor(readonly target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
     this.jobNow = job;
     this.agent = scrapeAgent(target.url, target.intervalMs);
-    this.healthTags = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
+    const tags: TagPairs = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
+    this.healthSeries = HEALTH_SERIES.map((metric) => ({ number: -1, metricNo: -1, metric, tags }));
+    for (const h of this.healthSeries) this.cache.numbering.add(h);
   }
 
   get job(): ScrapeJob {
@@ -122,9 +125,10 @@ export class TargetLoop {
     });
     this.out.scraped(job.name, error === null, durationMs, stored, refused);
     if (error === null || this.stopped) return;
-    const down = this.health(started, 0, durationMs / 1000, scraped, 0, 0);
+    const down = new ValueRows(HEALTH_SERIES.length);
+    this.addHealth(down, started, 0, durationMs / 1000, scraped, 0, 0);
     try {
-      await this.out.store(this.account, down.samples, down.types);
+      await this.out.store(this.account, this.columns(down), new Map(HEALTH_TYPES));
     } catch {
       // the store refuses writes (disk full, say): the next scrape tries again
     }
@@ -144,22 +148,27 @@ export class TargetLoop {
     parser.push(exp.body);
     parser.end();
     tally.scraped = samples.length;
-    const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache);
-    const health = this.health(started, 1, (performance.now() - t0) / 1000, samples.length, c.postRelabel, c.added);
-    const out = await this.out.store(this.account, c.samples.concat(health.samples), new Map([...c.metrics, ...health.types]));
+    const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache, HEALTH_SERIES.length);
+    const exposed = c.rows.length;
+    this.addHealth(c.rows, started, 1, (performance.now() - t0) / 1000, samples.length, c.postRelabel, c.added);
+    const out = await this.out.store(this.account, this.columns(c.rows), new Map([...c.metrics, ...HEALTH_TYPES]));
     tally.refused = c.refused;
     for (const [reason, n] of out.counts) tally.refused.set(reason, (tally.refused.get(reason) ?? 0) + n);
-    tally.stored = c.samples.length - [...out.samples].filter((s) => !health.samples.includes(s)).length;
+    let refusedExposed = 0;
+    for (const row of out.rows) if (row < exposed) refusedExposed++;
+    tally.stored = exposed - refusedExposed;
   }
 
   /** up, scrape_duration_seconds, ... with the target's labels, as Prometheus writes them. */
-  private health(startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number) {
+  private addHealth(rows: ValueRows, startedMs: number, up: number, seconds: number, scraped: number, post: number, added: number): void {
     const time = Math.floor(startedMs / 1000);
     const values = [up, seconds, scraped, post, added];
-    return {
-      samples: HEALTH_SERIES.map((name, i) => valueSample(name, this.healthTags, time, values[i]!, this.healthSlots[i])),
-      types: new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge' as const, spelling: name }])),
-    };
+    this.healthSeries.forEach((h, i) => rows.add(h.metricNo, h.number, time, values[i]!));
+  }
+
+  /** Rows numbered by the target's numbering, as the engine takes them. */
+  private columns(rows: ValueRows): ValueColumns {
+    return rows.columns(this.cache.numbering.metrics, this.cache.numbering.tagSets);
   }
 
   /** Stops the timer and waits for a scrape in progress. */

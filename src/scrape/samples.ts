@@ -1,15 +1,17 @@
-// One scrape's parsed samples -> v1 samples, by the rules every write follows (metric
-// name and tag charsets, the accepted time range, the tag count) plus Prometheus's
+// One scrape's parsed samples -> rows in columns for the engine (their series numbered by
+// numbering.ts), by the rules every write follows (metric name and tag charsets, the
+// accepted time range, the tag count) plus Prometheus's
 // (honor_labels, metric_relabel_configs, sample_limit, label_limit, honor_timestamps).
 // A sample the v1 rules refuse is counted by reason and the rest stored; a limit
 // exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock.
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
-import { valueSample, type Sample, type SeriesSlot } from '../tsdb/sample.js';
+import { ValueRows, type TagPairs } from '../tsdb/sample.js';
 import type { TimeWindow } from '../ingest/time-window.js';
 import type { ScrapedSample } from './parse.js';
 import type { ScrapeJob } from './config.js';
 import { sampleLabels, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
+import { SeriesNumbering, type Numbered } from './numbering.js';
 
 /** Why a scraped sample was not stored (the `reason` of the refused-samples self-metric). */
 export type RefusalReason = 'not_finite' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'type_conflict' | 'series_limit';
@@ -24,10 +26,10 @@ export class ScrapeLimitError extends Error {
 /**
  * What one exposed series (its name and labels as exposed) becomes, kept per target
  * from scrape to scrape as Prometheus keeps its scrape cache: a steady target's samples
- * then cost a map lookup each, not relabelling and tag mapping each time. It is also the
- * series' slot in the engine, so the engine finds the series without looking it up.
+ * then cost a map lookup each, not relabelling and tag mapping each time. A series once
+ * stored has a number (numbering.ts), by which the engine finds it without a lookup.
  */
-export interface CachedSeries extends SeriesSlot {
+export interface CachedSeries extends Numbered {
   /** dropped by metric_relabel_configs */
   dropped: boolean;
   /** labels after relabelling, `__name__` included (label_limit counts them) */
@@ -36,7 +38,7 @@ export interface CachedSeries extends SeriesSlot {
   refusal: 'metric_name' | 'too_many_tags' | null;
   metric: string;
   spelling: string;
-  tags: Sample['tags'];
+  tags: TagPairs;
   /** the scrape it was last seen in, and the time of that sample */
   lastSeen: number;
   lastTime: number;
@@ -44,6 +46,8 @@ export interface CachedSeries extends SeriesSlot {
 
 export class SeriesCache {
   private readonly entries = new Map<string, CachedSeries>();
+  /** the numbers of the series stored, shared with the target's health series */
+  readonly numbering = new SeriesNumbering();
   /** the number of the scrape being converted */
   scrape = 0;
 
@@ -61,17 +65,23 @@ export class SeriesCache {
 
   /** After a scrape: forgets series not seen in it or the one before. */
   sweep(): void {
-    for (const [raw, e] of this.entries) if (e.lastSeen < this.scrape - 1) this.entries.delete(raw);
+    for (const [raw, e] of this.entries) {
+      if (e.lastSeen >= this.scrape - 1) continue;
+      this.entries.delete(raw);
+      this.numbering.release(e);
+    }
   }
 
   /** The job's settings changed: every mapping may have. */
   clear(): void {
+    for (const e of this.entries.values()) this.numbering.release(e);
     this.entries.clear();
   }
 }
 
 export interface ConvertedScrape {
-  samples: Sample[];
+  /** numbered by the cache's numbering; room left for the rows asked for */
+  rows: ValueRows;
   /** v1 metric type each metric is stored as (canonical name -> type, spelling) */
   metrics: Map<string, { type: 'counter' | 'gauge'; spelling: string }>;
   /** samples after metric_relabel_configs (Prometheus's scrape_samples_post_metric_relabeling) */
@@ -88,7 +98,7 @@ export interface ConvertLimits extends TimeWindow {
 type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>;
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0 };
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, number: -1, metricNo: -1 };
   const labels = sampleLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   e.labelCount = labels.size;
@@ -105,9 +115,15 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
 /**
  * `scrapeTimeMs`: the time of samples the exposition gives none (or honor_timestamps is
  * off). `cache`: the target's series cache (a fresh one converts from scratch).
+ * `moreRows`: room the caller adds rows into (the health series').
  */
-export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits, cache = new SeriesCache()): ConvertedScrape {
-  const out: ConvertedScrape = { samples: [], metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
+export function convertScrape(
+  scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
+  cache = new SeriesCache(), moreRows = 0,
+): ConvertedScrape {
+  // before any row is numbered: a batch's numbers all come from one list
+  cache.numbering.compact();
+  const out: ConvertedScrape = { rows: new ValueRows(scraped.length + moreRows), metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
   const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
   const scrapeTime = Math.floor(scrapeTimeMs / 1000);
   const n = ++cache.scrape;
@@ -131,7 +147,8 @@ export function convertScrape(scraped: readonly ScrapedSample[], target: Pick<Sc
     if (e.lastSeen < n - 1) out.added++;
     e.lastSeen = n;
     e.lastTime = time;
-    out.samples.push(valueSample(e.metric, e.tags, time, s.value, e));
+    if (e.number < 0) cache.numbering.add(e);
+    out.rows.add(e.metricNo, e.number, time, s.value);
   }
   cache.sweep();
   return out;

@@ -2,60 +2,64 @@
 // the engine, the alert engine told), after the checks a push would fail on as a whole
 // (a metric of another type, the new-series limit) have removed the samples they refuse,
 // counted by reason: one bad metric never costs a target its whole scrape.
-import { ingest, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
+import { ingestValues, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
 import type { CardinalityGuard } from '../ingest/cardinality.js';
-import type { Sample } from '../tsdb/sample.js';
+import { selectRows, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import { tagKey } from '../tsdb/series-index.js';
 import type { RefusalReason } from './samples.js';
 
 export const SCRAPE_USER_AGENT = 'Gaugeway scrape';
 
-/** What was not stored: counts by reason, and the samples themselves. */
+/** What was not stored: counts by reason, and the rows themselves. */
 export interface StoreRefusals {
   counts: Map<RefusalReason, number>;
-  samples: Set<Sample>;
+  /** row numbers of the batch handed in */
+  rows: Set<number>;
 }
 
 /**
- * The new-series limit looks up only series not written before: a scraped sample carries
- * its series' slot (samples.ts), which the engine checks first.
+ * The new-series limit looks up only series not written before: the engine knows the
+ * series of a target's numbers (numbering.ts) and checks those first.
  */
 export async function storeScraped(
   deps: Omit<IngestDeps, 'cardinality'> & { cardinality?: CardinalityGuard },
-  account: number, samples: Sample[], types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
+  account: number, values: ValueColumns, types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
 ): Promise<StoreRefusals> {
-  const refused = new Map<RefusalReason, number>();
-  const dropped = new Set<Sample>();
+  const counts = new Map<RefusalReason, number>();
+  const dropped = new Set<number>();
   const conflicting = new Set<string>();
   for (const [name, { type }] of types) {
     const existing = await deps.catalog.get(account, name);
     if (existing && existing.type !== type) conflicting.add(name);
   }
-  let keep = samples;
-  const drop = (reason: RefusalReason, out: (s: Sample) => boolean) => {
-    const before = keep.length;
-    keep = keep.filter((s) => { if (!out(s)) return true; dropped.add(s); return false; });
-    refused.set(reason, (refused.get(reason) ?? 0) + before - keep.length);
+  const metricOf = (row: number) => values.metrics[values.metric[row]!]!;
+  const drop = (reason: RefusalReason, out: (row: number) => boolean) => {
+    let n = 0;
+    for (let row = 0; row < values.length; row++) if (!dropped.has(row) && out(row)) { dropped.add(row); n++; }
+    counts.set(reason, (counts.get(reason) ?? 0) + n);
   };
-  if (conflicting.size) drop('type_conflict', (s) => conflicting.has(s.metric));
+  const kept = () => (dropped.size ? selectRows(values, (row) => !dropped.has(row)) : values);
+  if (conflicting.size) drop('type_conflict', (row) => conflicting.has(metricOf(row)));
+  let keep = kept();
   if (deps.cardinality && keep.length) {
-    const fresh = deps.engine.unknownSeries(account, keep);
+    const fresh = deps.engine.unknownValueSeries(account, keep);
     try {
       deps.cardinality.admit(account, fresh);
     } catch {
       // the series that exist keep their data; the new ones wait for the limit to allow them
       const isNew = new Set(fresh.map((f) => seriesKey(f.metric, f.tags)));
-      drop('series_limit', (s) => isNew.has(seriesKey(s.metric, s.tags)));
+      drop('series_limit', (row) => isNew.has(seriesKey(metricOf(row), values.tagSets[values.tag[row]!]!)));
+      keep = kept();
     }
   }
-  if (keep.length === 0) return { counts: refused, samples: dropped };
+  if (keep.length === 0) return { counts, rows: dropped };
   const inputs = new Map<string, MetricUse>();
   for (const [name, { type, spelling }] of types) if (!conflicting.has(name)) inputs.set(name, { input: {}, index: 0, type, spelling, field: 'scrape' });
-  await ingest({ catalog: deps.catalog, engine: deps.engine, stored: deps.stored }, account, keep, inputs, SCRAPE_USER_AGENT);
-  return { counts: refused, samples: dropped };
+  await ingestValues({ catalog: deps.catalog, engine: deps.engine, stored: deps.stored }, account, keep, inputs, SCRAPE_USER_AGENT);
+  return { counts, rows: dropped };
 }
 
 /** A series' identity: the engine's tag key (series-index.ts) under its metric. */
-function seriesKey(metric: string, tags: Sample['tags']): string {
+function seriesKey(metric: string, tags: TagPairs): string {
   return `${metric}\u0000${tagKey(tags)}`;
 }

@@ -3,7 +3,7 @@
 // are handed to the commit queue together, so the promise resolves only once all of it
 // is in LevelDB, and replay always finds the series a record names.
 import { putOp, type WriteOp } from '../store/commit.js';
-import type { Sample, SeriesSlot, Summary, TagPairs, ValueColumns } from './sample.js';
+import type { Sample, Summary, TagPairs, ValueColumns } from './sample.js';
 import type { EngineState } from './state.js';
 import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
 import { encodeWal, encodeWalValues } from './wal.js';
@@ -12,15 +12,13 @@ import { seriesKey, walKey, windowOf } from './keys.js';
 export class Appender {
   /** ingest hands in one array per tag set; its key string is built (and hashed) once */
   private readonly tagKeys = new WeakMap<Sample['tags'], string>();
-  /**
-   * ...and the series it last resolved to (checked against account and metric), for
-   * samples without a slot of their own: a slot is read faster than this map
-   */
+  /** ...and the series it last resolved to (checked against account and metric) */
   private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
   /**
    * ...and for batches in columns, the same by tag-set number: one list per numbering
-   * (ValueColumns.tagSets), so a row costs an index instead of a lookup by tags. The
-   * engine's own: the numbering is the scanner's, shared by every engine of a process.
+   * (ValueColumns.tagSets: the scanner's, or a scrape target's), so a row costs an index
+   * instead of a lookup by tags. The engine's own: a numbering may be shared by every
+   * engine of a process (the scanner's).
    */
   private readonly refsByNumber = new WeakMap<readonly TagPairs[], (SeriesRef | undefined)[]>();
 
@@ -35,8 +33,8 @@ export class Appender {
     const seq = ++st.seq;
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
-      let ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
-      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) ref = this.lookup(account, s.metric, s.tags, s.slot, ops);
+      let ref = this.lastRef.get(s.tags);
+      if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) this.lastRef.set(s.tags, (ref = this.lookup(account, s.metric, s.tags, ops)));
       ids[i] = ref.id;
       appendPoint(st, account, ref.id, s.time, s, seq);
     }
@@ -57,7 +55,7 @@ export class Appender {
       const name = metrics[metric[i]!]!;
       const number = tag[i]!;
       let ref = refs[number];
-      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) refs[number] = ref = this.lookup(account, name, tagSets[number]!, undefined, ops);
+      if (ref === undefined || ref.account !== account || ref.metric !== name || ref.gone) refs[number] = ref = this.lookup(account, name, tagSets[number]!, ops);
       ids[i] = ref.id;
       const v = value[i]!;
       point.sum = point.min = point.max = point.last = v;
@@ -83,7 +81,7 @@ export class Appender {
   unknown(account: number, samples: readonly Sample[]): { metric: string; tags: TagPairs }[] {
     const found = new UnknownSeries();
     for (const s of samples) {
-      const ref = s.slot ? s.slot.ref : this.lastRef.get(s.tags);
+      const ref = this.lastRef.get(s.tags);
       // the append path's cache: a repeated tag set of a known series costs one lookup
       if (ref !== undefined && ref.account === account && ref.metric === s.metric && !ref.gone) continue;
       this.checkUnknown(account, s.metric, s.tags, found);
@@ -125,7 +123,7 @@ export class Appender {
   }
 
   /** The series of a sample, created (with its record in `ops`) on first sight. */
-  private lookup(account: number, metric: string, tags: TagPairs, slot: SeriesSlot | undefined, ops: WriteOp[]): SeriesRef {
+  private lookup(account: number, metric: string, tags: TagPairs, ops: WriteOp[]): SeriesRef {
     const st = this.st;
     let key = this.tagKeys.get(tags);
     if (key === undefined) this.tagKeys.set(tags, (key = tagKey(tags)));
@@ -137,8 +135,6 @@ export class Appender {
       ops.push(putOp(st.keyspaces.series, seriesKey(account, ref.id), rec));
       ops.push(putOp(st.keyspaces.meta, 'series', st.nextSeries));
     }
-    if (slot) slot.ref = ref;
-    else this.lastRef.set(tags, ref);
     return ref;
   }
 }

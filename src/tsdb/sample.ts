@@ -1,7 +1,6 @@
 // What the engine stores: a summary at a time for a series named by metric and sorted,
 // lower-cased tag pairs. Every ingest path (tagged, source-based, aggregation) produces
 // Samples; the engine is their owner, so ingest imports them from here.
-import type { SeriesRef } from './series-index.js';
 
 /** One summary point; `last` of the later-written point wins on merge. */
 export interface Summary {
@@ -21,28 +20,17 @@ export function isPlainSummary(s: Summary): boolean {
 /** Sorted by name, names unique, all lower-cased. */
 export type TagPairs = ReadonlyArray<readonly [string, string]>;
 
-/**
- * Where the engine remembers the series of a producer's samples. A producer that writes
- * the same series again and again (a scrape target's series cache) hands the engine one
- * per series, and each later sample costs the engine a property read instead of a lookup
- * by tags. The producer owns it; only the engine writes it.
- */
-export interface SeriesSlot {
-  ref?: SeriesRef;
-}
-
 export interface Sample extends Summary {
   /** canonical (lower-cased) metric name */
   metric: string;
   tags: TagPairs;
   /** epoch seconds */
   time: number;
-  slot?: SeriesSlot;
 }
 
 /** A single value is a summary of one sample. */
-export function valueSample(metric: string, tags: TagPairs, time: number, value: number, slot?: SeriesSlot): Sample {
-  return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value, slot };
+export function valueSample(metric: string, tags: TagPairs, time: number, value: number): Sample {
+  return { metric, tags, time, count: 1, sum: value, min: value, max: value, last: value, sumsq: value * value };
 }
 
 /**
@@ -62,6 +50,59 @@ export interface ValueColumns {
   readonly tag: Uint32Array;
   readonly time: Float64Array;
   readonly value: Float64Array;
+}
+
+/**
+ * The four row columns in one buffer, so a batch crosses threads as one transfer:
+ * `capacity` rows of time and value (8 bytes each), metric and tag (4 bytes each).
+ */
+export function rowColumns(buffer: ArrayBuffer, capacity: number): Pick<ValueColumns, 'time' | 'value' | 'metric' | 'tag'> {
+  return {
+    time: new Float64Array(buffer, 0, capacity),
+    value: new Float64Array(buffer, capacity * 8, capacity),
+    metric: new Uint32Array(buffer, capacity * 16, capacity),
+    tag: new Uint32Array(buffer, capacity * 20, capacity),
+  };
+}
+export const ROW_BYTES = 24;
+
+/** Rows added one at a time, up to a capacity fixed up front (a scrape's samples). */
+export class ValueRows {
+  length = 0;
+  private readonly cols: Pick<ValueColumns, 'time' | 'value' | 'metric' | 'tag'>;
+
+  constructor(readonly capacity: number) {
+    this.cols = rowColumns(new ArrayBuffer(capacity * ROW_BYTES), capacity);
+  }
+
+  add(metric: number, tag: number, time: number, value: number): void {
+    const i = this.length++;
+    if (i >= this.capacity) throw new RangeError(`more than ${this.capacity} rows`);
+    const c = this.cols;
+    c.metric[i] = metric;
+    c.tag[i] = tag;
+    c.time[i] = time;
+    c.value[i] = value;
+  }
+
+  /** The rows so far, numbered by these lists. */
+  columns(metrics: readonly string[], tagSets: readonly TagPairs[]): ValueColumns {
+    return { length: this.length, metrics, tagSets, ...this.cols };
+  }
+}
+
+/** The rows `keep` accepts, in order (a new batch; the lists are shared). */
+export function selectRows(cols: ValueColumns, keep: (row: number) => boolean): ValueColumns {
+  const kept: number[] = [];
+  for (let i = 0; i < cols.length; i++) if (keep(i)) kept.push(i);
+  const out = rowColumns(new ArrayBuffer(kept.length * ROW_BYTES), kept.length);
+  kept.forEach((row, i) => {
+    out.metric[i] = cols.metric[row]!;
+    out.tag[i] = cols.tag[row]!;
+    out.time[i] = cols.time[row]!;
+    out.value[i] = cols.value[row]!;
+  });
+  return { length: kept.length, metrics: cols.metrics, tagSets: cols.tagSets, ...out };
 }
 
 /** The rows as Samples, for the paths that need objects (service-side aggregation). */

@@ -69,7 +69,7 @@ export class SeriesIndex {
 
   /**
    * This index is replaced by one rebuilt from the store: references held outside it
-   * (series slots, caches) must look again, as a series only this index knew may not
+   * (the series kept by number, caches) must look again, as a series only this index knew may not
    * exist in the new one, and its id may name another series there.
    */
   retire(): void {

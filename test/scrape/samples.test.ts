@@ -1,8 +1,9 @@
-// convertScrape: a scrape's parsed samples -> v1 samples, refusals counted by reason,
+// convertScrape: a scrape's parsed samples -> numbered rows, refusals counted by reason,
 // limits failing the whole scrape, and the per-target series cache across scrapes.
 import t from 'tap';
 import { parseExposition } from '../../src/scrape/parse.js';
-import { convertScrape, SeriesCache, ScrapeLimitError } from '../../src/scrape/samples.js';
+import { convertScrape, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
+import { samplesOf } from '../../src/tsdb/sample.js';
 import { compileRelabelConfigs } from '../../src/scrape/relabel.js';
 
 const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
@@ -10,13 +11,16 @@ const job = { honorLabels: false, honorTimestamps: true, metricRelabelConfigs: [
 const limits = { oldest: 1_000, newest: 2_000_000_000, now: 1_700_000_000, tagsPerMeasurement: 4 };
 const NOW = 1_700_000_000_000;
 const parse = (text: string) => parseExposition(text, 'text');
+/** The rows as samples, by the cache's numbering. */
+const samples = (c: ConvertedScrape, cache: SeriesCache) => samplesOf(c.rows.columns(cache.numbering.metrics, cache.numbering.tagSets));
 
 t.test('values, tags, types and refusals', async (t) => {
+  const cache = new SeriesCache();
   const c = convertScrape(parse([
     '# TYPE reqs counter', 'reqs_total{code="200"} 5', 'reqs_total{code="200"} 6',
     'temp NaN', 'temp{a="1",b="2",c="3"} 1', 'old 1 1000', 'fine 2 1600000000000',
-  ].join('\n')), target, job, NOW, limits);
-  t.same(c.samples.map((s) => [s.metric, s.tags, s.time, s.sum]), [
+  ].join('\n')), target, job, NOW, limits, cache);
+  t.same(samples(c, cache).map((s) => [s.metric, s.tags, s.time, s.sum]), [
     ['reqs_total', [['code', '200'], ['instance', 'h:1'], ['job', 'j']], 1_700_000_000, 5],
     ['fine', [['instance', 'h:1'], ['job', 'j']], 1_600_000_000, 2],
   ]);
@@ -39,8 +43,8 @@ t.test('the series cache: mappings reused, series_added, forgotten after two scr
   t.equal(cache.size, 2);
   const again = convertScrape(parse('a{x="1"} 3\nc 4'), target, job, NOW + 5000, limits, cache);
   t.equal(again.added, 1, 'only c is new');
-  t.equal(again.samples[0]!.slot, first.samples[0]!.slot, 'the same mapping reused (and the same series slot)');
-  t.same(again.samples.map((s) => [s.metric, s.sum]), [['a', 3], ['c', 4]]);
+  t.equal(again.rows.columns([], []).tag[0], first.rows.columns([], []).tag[0], 'the same mapping reused (and the same series number)');
+  t.same(samples(again, cache).map((s) => [s.metric, s.sum]), [['a', 3], ['c', 4]]);
   convertScrape(parse('a{x="1"} 5'), target, job, NOW + 10000, limits, cache);
   t.equal(cache.size, 2, 'b, unseen for two scrapes, forgotten; c kept one more');
   const back = convertScrape(parse('b 6'), target, job, NOW + 15000, limits, cache);

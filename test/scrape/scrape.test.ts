@@ -106,6 +106,29 @@ t.test('failing targets are down with the reason, and never stop the others', as
   t.match((await s.get('/metrics')).text, /gaugeway_scrape_samples_refused_total\{job="limited",reason="not_finite"\} 1/);
 });
 
+t.test('samples the store refuses (a metric of another type, new series past the hourly limit) are counted, the rest stored', async (t) => {
+  const exp = await startExporter(t);
+  const at = (secondsAgo: number) => Date.now() - secondsAgo * 1000; // two scrapes within a second: the samples' own times
+  let body = `kept 1 ${at(10)}\n`;
+  exp.answer = (_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(body); };
+  // the first scrape creates 6 series: kept and the 5 health series
+  const s = await startTestServer(t, ['limits:', '  new_series_per_hour: 8', 'scrape:', '  scrape_configs:', job('mixed', exp.address)].join('\n'));
+  t.equal((await s.request('PUT', '/v1/metrics/temp', { json: { type: 'counter' } })).status, 201);
+  await scrapeNow(s);
+  t.match((await targets(s))[0], { health: 'up', samples_scraped: 1, samples_stored: 1 });
+  body = `kept 2 ${at(5)}\ntemp 5\nfresh{i="0"} 1\nfresh{i="1"} 1\nfresh{i="2"} 1\n`;
+  await scrapeNow(s);
+  t.match((await targets(s))[0], { health: 'up', samples_scraped: 5, samples_stored: 1 }, 'only kept stored');
+  t.same((await series(s, 'kept'))[0]!.measurements.map((m) => m.value), [1, 2]);
+  t.same(await series(s, 'fresh'), [], 'the new series wait for the limit');
+  t.equal((await s.get('/v1/metrics/temp')).body.type, 'counter', 'the counter stays a counter');
+  const scraped = await s.get('/v1/measurements/scrape_samples_scraped?duration=3600&resolution=1&summary_function=max');
+  t.equal(scraped.body.series[0].measurements.at(-1).value, 5, 'the health series written with the second scrape');
+  const self = (await s.get('/metrics')).text;
+  t.match(self, /gaugeway_scrape_samples_refused_total\{job="mixed",reason="type_conflict"\} 1\n/);
+  t.match(self, /gaugeway_scrape_samples_refused_total\{job="mixed",reason="series_limit"\} 3\n/);
+});
+
 t.test('a target\'s connection is kept between scrapes, and one it closed meanwhile is retried once', async (t) => {
   // A plain-socket exporter, so the test decides what each connection does: the first
   // answers one request, then closes when the next arrives (as a target whose idle

@@ -8,7 +8,7 @@ import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Engine, type EngineOptions } from '../../src/tsdb/engine.js';
 import { createLogger } from '../../src/log.js';
-import { valueSample, type SeriesSlot } from '../../src/tsdb/sample.js';
+import { ValueRows, valueSample, type TagPairs } from '../../src/tsdb/sample.js';
 
 const log = createLogger('silent');
 
@@ -386,40 +386,45 @@ t.test('a new series keeps frozen tag pairs as they are, and copies pairs the ca
   await a.store.close();
 });
 
-t.test('a series slot: filled on first sight, trusted after, looked past when it names another series or an index replaced', async (t) => {
+t.test('series kept by tag-set number: found on first sight, trusted after, looked past when the number names another series or an index replaced', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const a = await open(dir);
   const now = Math.floor(Date.now() / 1000);
-  const slot: SeriesSlot = {};
-  await a.engine.append(1, [valueSample('slotted', tags, now, 1, slot)]);
-  const ref = a.engine.select(1, 'slotted', { op: 'all' })[0]!;
-  t.equal(slot.ref, ref, 'the engine fills the slot with the series');
-  t.same(a.engine.unknownSeries(1, [valueSample('slotted', tags, now, 2, slot)]), [], 'a filled slot is a known series');
-
-  // the engine believes the slot: a sample carrying it lands in the series it names
   const other = Object.freeze([Object.freeze(['host', 'z'] as const)]);
-  await a.engine.append(1, [valueSample('slotted', other, now + 1, 5, slot)]);
-  t.equal(a.engine.select(1, 'slotted', { op: 'all' }).length, 1, 'no lookup by tags while the slot is valid');
+  const tagSets = [tags, other];
+  const metrics = ['numbered', 'second'];
+  const batch = (rows: [metric: number, tag: number, time: number, value: number][], sets: readonly TagPairs[] = tagSets) => {
+    const r = new ValueRows(rows.length);
+    for (const row of rows) r.add(...row);
+    return r.columns(metrics, sets);
+  };
+  t.same(a.engine.unknownValueSeries(1, batch([[0, 0, now, 1], [0, 0, now + 1, 1]])), [{ metric: 'numbered', tags }], 'a new series, once');
+  await a.engine.appendValues(1, batch([[0, 0, now, 1], [0, 1, now, 2]]));
+  const [ref] = a.engine.select(1, 'numbered', { op: 'all' }).filter((r) => r.tags === tags);
+  t.ok(ref, 'the series of number 0');
+  t.same(a.engine.unknownValueSeries(1, batch([[0, 0, now + 1, 3], [0, 1, now + 1, 3]])), [], 'both numbers known now');
+  t.equal(a.engine.select(1, 'numbered', { op: 'all' }).length, 2);
 
-  // a slot naming another metric or account is looked past
-  await a.engine.append(1, [valueSample('second', tags, now, 3, slot)]);
+  // a number whose row names another metric or account is looked past
+  await a.engine.appendValues(1, batch([[1, 0, now, 3]]));
   const second = a.engine.select(1, 'second', { op: 'all' })[0]!;
-  t.not(second.id, ref.id, 'another metric gets its own series');
-  t.equal(slot.ref, second, 'and the slot now names it');
-  await a.engine.append(2, [valueSample('second', tags, now, 4, slot)]);
+  t.not(second.id, ref!.id, 'another metric gets its own series');
+  await a.engine.appendValues(2, batch([[1, 0, now, 4]]));
   t.equal(a.engine.select(2, 'second', { op: 'all' }).length, 1, 'another account gets its own series');
-  t.equal(slot.ref!.account, 2);
 
-  // after the index is rebuilt from the store, a slot from before is looked up again
-  const before = slot.ref!;
+  // after the index is rebuilt from the store, the series kept from before are looked up again
   await a.engine.reload();
-  t.ok(before.gone, 'the old index\'s series are retired');
-  await a.engine.append(2, [valueSample('second', tags, now + 1, 6, slot)]);
-  t.not(slot.ref, before, 'the slot names the rebuilt index\'s series');
-  t.equal(slot.ref!.id, before.id, 'the same stored series');
-  const pts = (await a.engine.read(2, [slot.ref!.id], 0, now - 10, now + 10))[0]!;
-  t.same(Array.from(pts.sum), [4, 6]);
+  t.ok(ref!.gone, 'the old index\'s series are retired');
+  await a.engine.appendValues(2, batch([[1, 0, now + 1, 6]]));
+  const rebuilt = a.engine.select(2, 'second', { op: 'all' });
+  t.equal(rebuilt.length, 1, 'no second series');
+  t.not(rebuilt[0], second, 'the rebuilt index\'s series');
+  // a new list (a target's series numbered again) finds the same series by their tags
+  await a.engine.appendValues(2, batch([[1, 0, now + 2, 7]], [tags]));
+  t.equal(a.engine.select(2, 'second', { op: 'all' }).length, 1, 'still one series');
+  const pts = (await a.engine.read(2, [rebuilt[0]!.id], 0, now - 10, now + 10))[0]!;
+  t.same(Array.from(pts.sum), [4, 6, 7]);
   await a.engine.close();
   await a.store.close();
 });
