@@ -1,6 +1,7 @@
 // What the engine stores: a summary at a time for a series named by metric and sorted,
-// lower-cased tag pairs. Every ingest path (tagged, source-based, aggregation) produces
-// Samples; the engine is their owner, so ingest imports them from here.
+// lower-cased tag pairs. Ingest hands them over as Samples (source-based, aggregation,
+// the tagged path's slow form) or as rows in columns (the tagged scanner, scrapes); the
+// engine is their owner, so ingest imports them from here.
 
 /** One summary point; `last` of the later-written point wins on merge. */
 export interface Summary {
@@ -76,8 +77,9 @@ export class ValueRows {
   }
 
   add(metric: number, tag: number, time: number, value: number): void {
-    const i = this.length++;
+    const i = this.length;
     if (i >= this.capacity) throw new RangeError(`more than ${this.capacity} rows`);
+    this.length = i + 1;
     const c = this.cols;
     c.metric[i] = metric;
     c.tag[i] = tag;
