@@ -7,6 +7,8 @@
 //   influx        VictoriaMetrics' InfluxDB line protocol (POST /write), metric bench_requests_value
 //   remote-write  Prometheus remote write 1.0 (protobuf, snappy), metric bench_requests_value
 
+import { snappyCompress } from './snappy.js';
+
 export const METRIC = 'bench.requests';
 /** The metric's name in the peers, as their own ingestion names it. */
 export const PEER_METRIC = 'bench_requests_value';
@@ -39,7 +41,7 @@ const encoders = {
     // the series' labels, sorted by name, as protobuf Label messages (fixed for the run)
     series: (i) => Buffer.concat(Object.entries({ __name__: PEER_METRIC, ...seriesLabels(i) }).sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([k, v]) => field(1, Buffer.concat([field(1, Buffer.from(k)), field(2, Buffer.from(v))])))),
-    body: (time, batch) => snappyLiteral(Buffer.concat(batch.map(([labels, v]) => field(1, Buffer.concat([labels, field(2, sampleMessage(v, time * 1000))]))))),
+    body: (time, batch) => snappyCompress(Buffer.concat(batch.map(([labels, v]) => field(1, Buffer.concat([labels, field(2, sampleMessage(v, time * 1000))]))))),
   },
 };
 
@@ -74,7 +76,7 @@ export function buildBodies({ series, points, batch, end, format = 'gaugeway' })
   return { bodies, start, samples: series * points };
 }
 
-// ---- the little of protobuf and snappy that remote write needs ----
+// ---- the little of protobuf that remote write needs (snappy: snappy.js) ----
 
 function uvarint(n) {
   const out = [];
@@ -95,20 +97,4 @@ function sampleMessage(value, timestampMs) {
   b[0] = (1 << 3) | 1;
   b.writeDoubleLE(value, 1);
   return Buffer.concat([b, uvarint((2 << 3) | 0), uvarint(timestampMs)]);
-}
-
-/**
- * Snappy's block format with literals only: valid input for any snappy decoder, without
- * a compressor here (the bench measures the receiver, and loopback has bandwidth to spare).
- */
-export function snappyLiteral(data) {
-  const parts = [uvarint(data.length)];
-  for (let at = 0; at < data.length; at += 65536) {
-    const chunk = data.subarray(at, Math.min(data.length, at + 65536));
-    const tag = Buffer.alloc(3);
-    tag[0] = 61 << 2; // a literal whose length - 1 follows in two bytes
-    tag.writeUInt16LE(chunk.length - 1, 1);
-    parts.push(tag, chunk);
-  }
-  return Buffer.concat(parts);
 }
