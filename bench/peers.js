@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import http from 'node:http';
-import { replayLoad, rssMb } from './server.js';
+import { replayLoad, rssMb, cpuSeconds } from './server.js';
 import { PEER_METRIC } from './workload.js';
 
 /** How each peer is found, started, fed, told to flush and compact. */
@@ -20,11 +20,14 @@ export const PEERS = {
     binary: '/usr/bin/victoria-metrics',
     package: 'victoria-metrics',
     format: 'influx',
-    args: (dir, port) => [
+    args: (dir, port, scrapeConfig) => [
       `-storageDataPath=${dir}`, `-httpListenAddr=127.0.0.1:${port}`, '-retentionPeriod=10y', '-loggerLevel=ERROR',
       // live data is queryable at once, and every repeat of a query is computed again
       '-search.latencyOffset=0s', '-search.disableCache',
+      ...(scrapeConfig ? [`-promscrape.config=${writeConfig(dir, 'promscrape.yml', scrapeConfig)}`] : []),
     ],
+    /** samples its scrapes stored, in its own /metrics */
+    scrapedSamples: /^vm_promscrape_scraped_samples_sum (\S+)$/gm,
     ready: '/health',
     flush: async (port) => { await httpGet(port, '/internal/force_flush'); },
     compact: async (port, { start, end }) => {
@@ -37,12 +40,11 @@ export const PEERS = {
     binary: '/usr/bin/prometheus',
     package: 'prometheus',
     format: 'remote-write',
-    args: (dir, port) => {
-      const config = join(dir, '..', 'prometheus.yml');
-      writeFileSync(config, 'global: {}\n');
-      return [`--config.file=${config}`, `--storage.tsdb.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`,
-        '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time=10y', '--log.level=error'];
-    },
+    args: (dir, port, scrapeConfig) => [
+      `--config.file=${writeConfig(dir, 'prometheus.yml', scrapeConfig ?? 'global: {}\n')}`, `--storage.tsdb.path=${dir}`,
+      `--web.listen-address=127.0.0.1:${port}`, '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time=10y', '--log.level=error',
+    ],
+    scrapedSamples: /^prometheus_tsdb_head_samples_appended_total(?:\{[^}]*\})? (\S+)$/gm,
     ready: '/-/ready',
     flush: async () => {},
     // Prometheus compacts its head on its own, once a minute, when it spans more than 1.5
@@ -50,6 +52,13 @@ export const PEERS = {
     compact: async (port) => { await settle(port, /^prometheus_tsdb_compactions_total (\S+)$/gm, { changing: true }); },
   },
 };
+
+/** Writes a peer's config file beside its data dir; its path. */
+function writeConfig(dataDir, name, text) {
+  const file = join(dataDir, '..', name);
+  writeFileSync(file, text);
+  return file;
+}
 
 export function peerMissing(name) {
   const p = PEERS[name];
@@ -98,10 +107,10 @@ async function settle(port, re, { changing = false } = {}) {
   }
 }
 
-async function startPeer(name, dataDir) {
+async function startPeer(name, dataDir, scrapeConfig) {
   const p = PEERS[name];
   const port = await freePort();
-  const child = spawn(p.binary, p.args(dataDir, port), { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(p.binary, p.args(dataDir, port, scrapeConfig), { stdio: ['ignore', 'ignore', 'inherit'] });
   let exited = null;
   child.once('exit', (code) => { exited = code; });
   for (let i = 0; i < 600; i++) {
@@ -183,6 +192,45 @@ export async function runPeer(name, { series, points, batch, concurrency, end, r
       live,
       restarted,
     };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The scrape workload of bench/scrape.js into a peer: it scrapes the same targets at the
+ * same interval. After a warm-up of two rounds of every target (series created, then
+ * steady), its CPU seconds per million samples its scrapes stored over `seconds`, and its
+ * peak RSS meanwhile.
+ */
+export async function scrapePeer(name, { targets, series, interval, seconds }) {
+  const p = PEERS[name];
+  const dir = mkdtempSync(join(tmpdir(), `gw-bench-scrape-${name}-`));
+  const config = [
+    'global:', `  scrape_interval: ${interval}s`, `  scrape_timeout: ${interval - 1}s`,
+    'scrape_configs:', '  - job_name: gen', `    static_configs: [{targets: [${targets.map((t) => `"${t}"`).join(', ')}]}]`, '',
+  ].join('\n');
+  try {
+    const { child, port } = await startPeer(name, join(dir, 'data'), config);
+    const scraped = async () => [...(await httpGet(port, '/metrics')).text.matchAll(p.scrapedSamples)].reduce((a, m) => a + Number(m[1]), 0);
+    const deadline = Date.now() + 180_000;
+    for (let n = await scraped(); n < 2 * targets.length * series; n = await scraped()) {
+      if (Date.now() > deadline) throw new Error(`${name}: warm-up did not end (${n} samples scraped)`);
+      await sleep(1000);
+    }
+    const c0 = cpuSeconds(child.pid);
+    const s0 = await scraped();
+    const t0 = Date.now();
+    let peak = 0;
+    while (Date.now() - t0 < seconds * 1000) {
+      await sleep(1000);
+      peak = Math.max(peak, rssMb(child.pid));
+    }
+    const cpu = cpuSeconds(child.pid) - c0;
+    const samples = (await scraped()) - s0;
+    const measured = (Date.now() - t0) / 1000;
+    await stopPeer(child);
+    return { peer: name, samples, seconds: measured, cpu, perMillion: cpu / (samples / 1e6), rssMb: peak };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -296,7 +296,7 @@ function peerVersion(name) {
 let scrapeMd = '';
 if (process.env.BENCH_SCRAPE !== '0') {
   const file = join(tmpdir(), `gw-bench-scrape-${process.pid}.md`);
-  execFileSync(process.execPath, [join(root, 'bench/scrape.js')], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, BENCH_SCRAPE_OUT: file } });
+  execFileSync(process.execPath, [join(root, 'bench/scrape.js'), ...peers.flatMap((p) => ['--peer', p])], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, BENCH_SCRAPE_OUT: file } });
   scrapeMd = `\n${readFileSync(file, 'utf8')}`;
   rmSync(file, { force: true });
 }

@@ -5,7 +5,10 @@
 // server's CPU seconds per million samples stored, samples/s and RSS, and prints a
 // markdown section (bench/run.js appends it to docs/benchmarks.md).
 // Bars: Prometheus 2.42 spends 2.5 and VictoriaMetrics 1.79 3.8 CPU s per million scraped
-// samples on this machine; ours must be <= 2.5, the goal <= 2.0.
+// samples on this machine; ours must be <= 2.5, the goal <= 2.0. `--peer prometheus` and
+// `--peer victoria-metrics` (as bench/run.js takes them) have those systems scrape the
+// same targets after Gaugeway, in the same run: this machine's speed swings by half from
+// one evening to the next, so the ratio of one run says more than a figure from another.
 import http from 'node:http';
 import https from 'node:https';
 import { fork } from 'node:child_process';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, stopServer, basicAuth, cpuSeconds, rssMb } from './server.js';
 import { exposition } from './exposition.js';
+import { peerMissing, scrapePeer } from './peers.js';
 
 const TARGETS = Number(process.env.BENCH_SCRAPE_TARGETS ?? 100);
 const SERIES = Number(process.env.BENCH_SCRAPE_SERIES ?? 1000);
@@ -87,10 +91,16 @@ if (process.argv[2] === '--generator') {
   const up = list.filter((t) => t.health === 'up').length;
   const durations = list.map((t) => t.last_scrape_duration_seconds * 1000).sort((a, b) => a - b);
   await stopServer(child);
-  generator.kill();
   rmSync(dir, { recursive: true, force: true });
   const samples = s1.stored - s0.stored;
   const perMillion = cpu / (samples / 1e6);
+  const peers = [];
+  for (const name of process.argv.flatMap((a, i, all) => (a === '--peer' ? [all[i + 1]] : a.startsWith('--peer=') ? [a.slice(7)] : []))) {
+    const missing = peerMissing(name);
+    if (missing) console.error(`peer ${name} skipped: ${missing}`);
+    else peers.push(await scrapePeer(name, { targets: ports.map((p) => `127.0.0.1:${p}`), series: SERIES, interval: INTERVAL, seconds: SECONDS }));
+  }
+  generator.kill();
   const verdict = perMillion <= 2.0 ? 'met (goal too)' : perMillion <= 2.5 ? 'met (goal <= 2.0 not met)' : '**not met**';
   const md = `## Scrape workload
 
@@ -109,7 +119,17 @@ in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} 
 | scrape duration (fetch to stored), median / max of the last scrapes | ${durations[Math.floor(durations.length / 2)]?.toFixed(0)} / ${durations.at(-1)?.toFixed(0)} ms | | |
 | failed scrapes while measured | ${s1.failed - s0.failed} | | |
 | garbage collection pauses on the JavaScript thread while measured: scavenges / mark-compact / incremental marking | ${['minor', 'major', 'incremental'].map((k) => (s1.gc[k] - s0.gc[k]).toFixed(1)).join(' / ')} s | | |
-`;
+${peers.length ? `
+The same targets scraped by ${peers.map((p) => p.peer).join(' and ')} (each from its Debian package, data in a temp dir,
+right after Gaugeway in the same run, measured the same way over ${SECONDS} s after two rounds of every target):
+
+| figure | Gaugeway | ${peers.map((p) => p.peer).join(' | ')} |
+|---|---|${peers.map(() => '---|').join('')}
+| CPU s per million samples stored | ${perMillion.toFixed(2)} | ${peers.map((p) => p.perMillion.toFixed(2)).join(' | ')} |
+| samples stored /s | ${Math.round(samples / seconds).toLocaleString('en')} | ${peers.map((p) => Math.round(p.samples / p.seconds).toLocaleString('en')).join(' | ')} |
+| peak RSS while measured | ${peak.toFixed(0)} MB | ${peers.map((p) => `${p.rssMb.toFixed(0)} MB`).join(' | ')} |
+| Gaugeway's CPU per million over this system's | | ${peers.map((p) => `${(perMillion / p.perMillion).toFixed(2)} x`).join(' | ')} |
+` : ''}`;
   console.log(md);
   if (process.env.BENCH_SCRAPE_OUT) writeFileSync(process.env.BENCH_SCRAPE_OUT, md);
 }
