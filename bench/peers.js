@@ -60,6 +60,11 @@ function writeConfig(dataDir, name, text) {
   return file;
 }
 
+/** The peers named on a command line: `--peer NAME` or `--peer=NAME`, as often as wanted. */
+export function peerNames(argv) {
+  return argv.flatMap((a, i, all) => (a === '--peer' ? [all[i + 1]] : a.startsWith('--peer=') ? [a.slice(7)] : []));
+}
+
 export function peerMissing(name) {
   const p = PEERS[name];
   if (!p) return `unknown peer "${name}" (known: ${Object.keys(PEERS).join(', ')})`;

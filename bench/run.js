@@ -20,7 +20,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { startServer as start, stopServer, replayLoad, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
-import { runPeer, peerMissing } from './peers.js';
+import { runPeer, peerMissing, peerNames } from './peers.js';
 
 const startServer = (config) => start(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
 const peakRssMb = (pid) => rssMb(pid, 'VmHWM');
@@ -164,9 +164,8 @@ async function timeQueries(port, auth, end) {
   return latency;
 }
 
-const peerNames = process.argv.flatMap((a, i, all) => (a === '--peer' ? [all[i + 1]] : a.startsWith('--peer=') ? [a.slice(7)] : []));
 const peers = [];
-for (const name of peerNames) {
+for (const name of peerNames(process.argv)) {
   const missing = peerMissing(name);
   if (missing) console.error(`peer ${name} skipped: ${missing}`);
   else peers.push(name);

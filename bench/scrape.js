@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, stopServer, basicAuth, cpuSeconds, rssMb } from './server.js';
 import { exposition } from './exposition.js';
-import { peerMissing, scrapePeer } from './peers.js';
+import { peerMissing, peerNames, scrapePeer } from './peers.js';
 
 const TARGETS = Number(process.env.BENCH_SCRAPE_TARGETS ?? 100);
 const SERIES = Number(process.env.BENCH_SCRAPE_SERIES ?? 1000);
@@ -95,7 +95,7 @@ if (process.argv[2] === '--generator') {
   const samples = s1.stored - s0.stored;
   const perMillion = cpu / (samples / 1e6);
   const peers = [];
-  for (const name of process.argv.flatMap((a, i, all) => (a === '--peer' ? [all[i + 1]] : a.startsWith('--peer=') ? [a.slice(7)] : []))) {
+  for (const name of peerNames(process.argv)) {
     const missing = peerMissing(name);
     if (missing) console.error(`peer ${name} skipped: ${missing}`);
     else peers.push(await scrapePeer(name, { targets: ports.map((p) => `127.0.0.1:${p}`), series: SERIES, interval: INTERVAL, seconds: SECONDS }));
