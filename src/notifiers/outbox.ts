@@ -157,13 +157,16 @@ export class Outbox {
       const done = outcome.status === 'sent' || outcome.permanent === true || now - e.created_at >= this.settings().maxAgeMs;
       if (outcome.status === 'sent') this.hooks.count('sent');
       else this.hooks.count('failed');
+      // the attempt is history whatever becomes of the entry; recorded first so that anyone
+      // who sees the entry leave the queue (or the dropped count rise) also finds its delivery
+      await this.hooks.record(e, outcome).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
       if (done) {
+        await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))]);
+        this.pending.delete(e.id);
         if (outcome.status !== 'sent') {
           this.hooks.count('dropped');
           this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error }, 'notification dropped after its last retry');
         }
-        await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))]);
-        this.pending.delete(e.id);
       } else {
         const { retryInitialMs } = this.settings();
         const backoff = Math.min(RETRY_CAP_MS, retryInitialMs * 2 ** (e.attempts - 1));
@@ -172,7 +175,6 @@ export class Outbox {
         await this.commit.write([this.entries.put(ACCOUNT, idKey(e.id), e)]);
         this.hooks.count('retried');
       }
-      await this.hooks.record(e, outcome);
     } catch (err) {
       // the store refused the write (full disk): try again later, nothing is lost
       e.next_at = Date.now() + this.settings().retryInitialMs;
