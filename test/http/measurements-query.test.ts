@@ -47,6 +47,10 @@ t.test('tag filters', async (t) => {
     t.equal(q.status, 200, `${params}: ${q.text.slice(0, 200)}`);
     t.same(hosts(q.body), want, params || '(no filter)');
   }
+  // the answer is written as text (http/views/series-json.ts): still JSON, and said to be
+  const q = await query(s, 'load', w);
+  t.equal(q.headers['content-type'], 'application/json; charset=utf-8');
+  t.equal(q.text, JSON.stringify(JSON.parse(q.text)), 'the text JSON.stringify would write');
   for (const bad of ['tags[host]=a&tags_search=host%3Da', 'tags_search=' + encodeURIComponent('host=a and'), 'tags_search=' + encodeURIComponent('(host=a'), 'tags[bad%20tag]=x', 'tags=nonsense']) {
     const q = await query(s, 'load', `${w}&${bad}`);
     t.equal(q.status, 400, bad);

@@ -14,6 +14,7 @@ import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
 import { composeParams, composeWindow, dynamicTagsOf, runCompose, singleParams } from '../../query/compose.js';
 import { compositeView, persistedCompositeView } from '../views/composite.js';
+import { seriesJson } from '../views/series-json.js';
 import type { MetricCatalog } from '../../domain/metrics.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
 import type { CardinalityGuard } from '../../ingest/cardinality.js';
@@ -98,7 +99,9 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
       return;
     }
     const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, retention);
-    ctx.body = await runSeriesQuery(deps, account, q, `${ctx.path}`, { signal: clientSignal(ctx) });
+    const result = await runSeriesQuery(deps, account, q, `${ctx.path}`, { signal: clientSignal(ctx) });
+    ctx.type = 'application/json';
+    ctx.body = seriesJson(result);
   });
 
   return r;
