@@ -3,7 +3,7 @@
 // that have been written in several parts (late or out-of-order data, restarts) are
 // merged into one chunk; then LevelDB compacts the range so the space is really freed.
 import cron from 'node-cron';
-import type { Store } from '../store/db.js';
+import type { Store, Sublevel } from '../store/db.js';
 import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
 import type { Logger } from '../log.js';
@@ -12,6 +12,25 @@ import { decodeChunk, encodeChunk } from './chunk.js';
 import { sortMerge } from './points.js';
 
 const BATCH_OPS = 2000;
+/** Keys listed by one iterator, closed before any of them is acted on. */
+const KEYS_A_PAGE = 4096;
+
+/**
+ * Every key of a keyspace in order, listed a page at a time. An iterator holds a LevelDB
+ * snapshot while it is open, and a compaction must keep every value a snapshot may still
+ * read: a pass that merged and deleted parts under one iterator left the replaced values
+ * beside the new ones in LevelDB's bottom level, which its manual compaction never
+ * rewrites.
+ */
+export async function* keysInPages(keyspace: Sublevel<Buffer>, pageSize = KEYS_A_PAGE): AsyncGenerator<string> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await keyspace.keys(after === undefined ? { limit: pageSize } : { gt: after, limit: pageSize }).all();
+    yield* page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1];
+  }
+}
 
 export interface RetentionResult {
   expired: number;
@@ -128,7 +147,7 @@ export class RetentionJob {
       }
       await flush();
     };
-    for await (const key of pts.keys()) {
+    for await (const key of keysInPages(pts)) {
       const prefix = key.slice(0, key.length - 12); // everything but the part number
       if (group && group.prefix === prefix) {
         group.keys.push(key);
