@@ -1,9 +1,10 @@
 // Checkpoints (timer, WAL size, shutdown) write what the head received since the last
-// one, and no more: each window's new points become one chunk part per tier (flush.ts),
-// so the work follows the arrival rate, never the size of the open windows. The parts go
-// in batches of a few thousand operations, encoded in slices (slice.ts), so appends
-// interleave with them; the last batch deletes the WAL records taken at the start. A
-// crash between batches is safe: replay skips the samples a written part already holds.
+// one, and no more: each window's new points become chunk parts (flush.ts: one per tier
+// and window, the coarse tiers one per coarse window a series), so the work follows the
+// arrival rate, never the size of the open windows. The parts go in batches of a few
+// thousand operations, a series' parts always in one, encoded in slices (slice.ts), so
+// appends interleave with them; the last batch deletes the WAL records taken at the start.
+// A crash between batches is safe: replay skips the samples a written part already holds.
 // After writing, windows idle past their end leave the head and are sealed (compaction.ts).
 import { putOp, delOp, type WriteOp } from '../store/commit.js';
 import type { EngineOptions, EngineState } from './state.js';
@@ -88,10 +89,14 @@ export class Checkpointer {
     const nowMs = Date.now();
     const flushes: Flush[] = [];
     let keepFrom = Infinity;
-    for (const c of st.head.chunks()) {
-      if (c.size === 0) continue;
-      if (all || writeDue(c, nowMs, st.opts)) flushes.push(takeFlush(st, c));
-      else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
+    for (const chunks of st.head.series.values()) {
+      const due: HeadChunk[] = [];
+      for (const c of chunks) {
+        if (c.size === 0) continue;
+        if (all || writeDue(c, nowMs, st.opts)) due.push(c);
+        else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
+      }
+      if (due.length) flushes.push(takeFlush(st, due));
     }
     const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);
     // (records kept for sparse windows are counted now, deleted later: an estimate)
@@ -133,7 +138,7 @@ export class Checkpointer {
     } catch (err) {
       // What was not written goes back, so nothing lives only in a lost batch (the store
       // is being reopened and the engine reloaded from disk; until then reads stay whole).
-      for (const f of [...batchFlushes, ...flushes.slice(next + 1)]) f.chunk.restore();
+      for (const f of [...batchFlushes, ...flushes.slice(next + 1)]) for (const w of f.windows) w.chunk.restore();
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.orphanChunks = [...orphans, ...st.orphanChunks];
@@ -145,15 +150,15 @@ export class Checkpointer {
   /** A flush's parts are in LevelDB: the catalog lists them and the head lets go of them. */
   private landed(f: Flush): void {
     const st = this.st;
-    const c = f.chunk;
-    c.flushing = null;
+    for (const w of f.windows) w.chunk.flushing = null;
+    const { account, series } = f.windows[0]!.chunk;
     for (const p of f.parts) {
-      if (!st.index.byId.has(c.series)) {
+      if (!st.index.byId.has(series)) {
         st.orphanChunks.push(p.key); // its metric was deleted meanwhile
         continue;
       }
-      st.catalog.add(c.series, p.tier, p.window, p.part);
-      this.compactor.added(c.account, c.series, p.tier, p.window);
+      st.catalog.add(series, p.tier, p.window, p.part);
+      this.compactor.added(account, series, p.tier, p.window);
     }
   }
 

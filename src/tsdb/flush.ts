@@ -1,14 +1,22 @@
-// What a checkpoint writes for one head window: the points it received since the last
-// checkpoint as one chunk part per tier (raw, and its 60/900/3600 s rollups); points all
-// on whole minutes are their own 60 s rollup and make one MINUTE_RAW part for both. A rollup
-// bucket split across two checkpoints is two partial summaries, which reads merge
-// (sortMerge) and compaction joins. Part numbers are taken when the points are taken, so
-// every WAL record holding one of these points has a lower number: replay skips the
-// samples a written part already holds (wal-replay.ts).
+// What a checkpoint writes for one series: the points its due head windows received since
+// the last checkpoint, as chunk parts. Each window has its raw and 60 s parts (points all
+// on whole minutes make one MINUTE_RAW part for both); the 900 s and 3600 s rollups have
+// one part per coarse window, however many of the series' windows it covers. A series
+// loaded in bulk (a day of backfill, an agent catching up) has several windows due at
+// once, and a part for each of them made a live day-long hourly read fetch three parts a
+// series instead of one. A rollup bucket split across two checkpoints is two partial
+// summaries, which reads merge (sortMerge) and compaction joins.
+//
+// Part numbers are taken when the points are taken, so every WAL record holding one of
+// these points has a lower number: replay skips the samples of a raw window with a part
+// numbered above the record (wal-replay.ts). A coarse part holds points of several raw
+// windows, so all of a series' parts must land in one batch (checkpoint.ts splits
+// batches between flushes only): a crash between a raw part and the coarse part holding
+// its points would have replay skip those points while the coarse tier never got them.
 import type { Columns, HeadChunk } from './head.js';
 import type { EngineState } from './state.js';
 import { encodeChunk } from './chunk.js';
-import { rollUp, type Points } from './points.js';
+import { rollUp, sortMerge, type Points } from './points.js';
 import { MINUTE_RAW, chunkKey, windowOf, type PartTier } from './keys.js';
 
 export interface FlushPart {
@@ -16,49 +24,77 @@ export interface FlushPart {
   tier: PartTier;
   window: number;
   part: number;
+  /** the flush's windows whose points it holds (indexes into Flush.windows, in time order) */
+  from: number[];
 }
 
-export interface Flush {
+export interface FlushWindow {
   chunk: HeadChunk;
   /** the taken columns (typed arrays, no copy until encoded) */
   columns: Columns;
+}
+
+export interface Flush {
+  /** one series' windows written now, in time order */
+  windows: FlushWindow[];
   parts: FlushPart[];
 }
 
-const ANY_TIMES: readonly PartTier[] = [3600, 900, 60, 0];
-const ON_MINUTES: readonly PartTier[] = [3600, 900, MINUTE_RAW];
+const COARSE: readonly (900 | 3600)[] = [3600, 900];
 
-/** Takes a window's new points and numbers its parts (synchronously, with the WAL cut). */
-export function takeFlush(st: EngineState, c: HeadChunk): Flush {
-  const columns = c.capture();
-  // Once a window holds raw parts, it takes no more MINUTE_RAW parts: they stay older
-  // than every raw and 60 s part of their window, through merges too, so reads meet
-  // every point in the order it was written, and a split bucket's `last` comes from the
-  // same part as if all were stored apart.
-  const onMinutes = columns.onWholeMinutes() && !st.catalog.holds(c.series, 0, c.window);
+/**
+ * Takes the new points of one series' due windows and numbers their parts (synchronously,
+ * with the WAL cut).
+ */
+export function takeFlush(st: EngineState, chunks: readonly HeadChunk[]): Flush {
+  const windows = [...chunks].sort((a, b) => a.window - b.window).map((chunk) => ({ chunk, columns: chunk.capture() }));
+  const { account, series } = windows[0]!.chunk;
+  const parts: FlushPart[] = [];
+  const add = (tier: PartTier, window: number, from: number[]) => {
+    const part = ++st.seq;
+    parts.push({ key: chunkKey(account, tier, series, window, part), tier, window, part, from });
+  };
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
   // window, which is how the old layout's shared pairs are told apart (catalog.ts)
-  const tiers = onMinutes ? ON_MINUTES : ANY_TIMES;
-  const parts: FlushPart[] = [];
-  for (const tier of tiers) {
-    const window = windowOf(c.window, tier);
-    const part = ++st.seq;
-    parts.push({ key: chunkKey(c.account, tier, c.series, window, part), tier, window, part });
+  for (const tier of COARSE) {
+    // windows in time order: those sharing a coarse window are neighbours
+    let first = 0;
+    for (let i = 1; i <= windows.length; i++) {
+      const window = windowOf(windows[first]!.chunk.window, tier);
+      if (i < windows.length && windowOf(windows[i]!.chunk.window, tier) === window) continue;
+      add(tier, window, Array.from({ length: i - first }, (_, k) => first + k));
+      first = i;
+    }
   }
-  return { chunk: c, columns, parts };
+  windows.forEach(({ chunk, columns }, i) => {
+    // Once a window holds raw parts, it takes no more MINUTE_RAW parts: they stay older
+    // than every raw and 60 s part of their window, through merges too, so reads meet
+    // every point in the order it was written, and a split bucket's `last` comes from the
+    // same part as if all were stored apart.
+    if (columns.onWholeMinutes() && !st.catalog.holds(series, 0, chunk.window)) {
+      add(MINUTE_RAW, chunk.window, [i]);
+    } else {
+      add(60, chunk.window, [i]);
+      add(0, chunk.window, [i]);
+    }
+  });
+  return { windows, parts };
 }
 
 /**
  * The encoded parts of a flush, in the order of `flush.parts`. The 900 s and 3600 s parts
  * come from the columns' bucket caches where reads filled them (they hold exactly what
- * rolling the points up gives), else are rolled up from the columns.
+ * rolling the points up gives), else are rolled up from the columns; a coarse part of
+ * several windows joins their buckets in time order (a bucket two windows share, with a
+ * test window shorter than an hour, merges the later window's into the earlier's).
  */
 export function encodeFlush(f: Flush): Buffer[] {
-  let points: Points | undefined;
-  const all = () => (points ??= f.columns.points());
+  const points: (Points | undefined)[] = [];
+  const all = (i: number) => (points[i] ??= f.windows[i]!.columns.points());
   return f.parts.map((p) => {
-    if (p.tier === 0 || p.tier === MINUTE_RAW) return encodeChunk(all(), f.chunk.window);
-    if (p.tier === 60) return encodeChunk(rollUp(all(), 60), p.window);
-    return encodeChunk(f.columns.rolledUp(p.tier), p.window);
+    if (p.tier === 0 || p.tier === MINUTE_RAW) return encodeChunk(all(p.from[0]!), p.window);
+    if (p.tier === 60) return encodeChunk(rollUp(all(p.from[0]!), 60), p.window);
+    const rolled = p.from.map((i) => f.windows[i]!.columns.rolledUp(p.tier));
+    return encodeChunk(rolled.length === 1 ? rolled[0]! : sortMerge(rolled), p.window);
   });
 }

@@ -109,6 +109,43 @@ t.test('a window idle past its end is sealed into one part a place; a late point
   await a.crash();
 });
 
+t.test('a checkpoint of several windows of a series writes one part a coarse window, and every tier reads as before', async (t) => {
+  const dir = tempDir(t);
+  const a = await open(dir);
+  // four past raw windows: three in one 900 s window, the fourth in the next; all four in one 3600 s window
+  const span = windowOf(windowOf(Math.floor(Date.now() / 1000)) - 70 * WINDOW, 3600);
+  const windows = [span, span + WINDOW, span + 2 * WINDOW, span + 16 * WINDOW];
+  const SERIES = 40;
+  for (const w of windows) {
+    for (let k = 0; k < 30; k++) {
+      // even series off the minute (raw and 60 s parts), odd ones on it (MINUTE_RAW parts)
+      await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', tagsOf(i), w + k * 600 + (i % 2 ? 0 : 7), i * 100 + k + (k % 3) / 7)));
+    }
+  }
+  const ids = a.engine.select(1, 'm', { op: 'all' }).map((r) => r.id);
+  const from = span;
+  const to = span + 17 * WINDOW;
+  const read = async (engine: typeof a.engine) => Promise.all(([0, 60, 900, 3600] as const).map((tier) => engine.read(1, ids, tier, from, to)));
+  const fromHead = await read(a.engine);
+  await a.engine.checkpoint();
+  t.equal(a.engine.stats().headPoints, 0, 'every window was due (their ends have passed)');
+  const keys = (await a.engine.chunks.keys().all()).map((k) => parseChunkKey(k));
+  const count = (tier: number) => keys.filter((k) => k.tier === tier).length;
+  t.equal(count(3600), SERIES, 'one 3600 s part a series for its four windows');
+  t.equal(count(900), 2 * SERIES, 'two 900 s parts a series: three windows in one, the fourth in the next');
+  t.equal(count(MINUTE_RAW), 4 * SERIES / 2, 'a MINUTE_RAW part a window for the series on whole minutes');
+  t.equal(count(0), 4 * SERIES / 2, 'a raw part a window for the others');
+  t.equal(count(60), 4 * SERIES / 2, 'and a 60 s part a window');
+  t.same(await read(a.engine), fromHead, 'every tier reads what it read from the head');
+  t.equal(fromHead[3]![1]!.t.length, 4 * 5, 'five hourly buckets in each of four windows');
+  await a.engine.close();
+  await a.crash();
+  const b = await open(dir);
+  t.same(await read(b.engine), fromHead, 'and the same after a restart');
+  await b.engine.close();
+  await b.crash();
+});
+
 t.test('a checkpoint cut short between its batches: every point is read back exactly once', async (t) => {
   const dir = tempDir(t);
   const a = await open(dir);
@@ -153,7 +190,7 @@ t.test('the rollup tiers after a checkpoint cut short: every minute, quarter and
   const dir = tempDir(t);
   const a = await open(dir);
   const base = windowOf(Math.floor(Date.now() / 1000)) - 4 * WINDOW;
-  const SERIES = 600; // 3 parts a window (on whole minutes): a checkpoint of two windows needs two batches
+  const SERIES = 600; // 4 parts a series (two on whole minutes, one a coarse tier): the checkpoint of both windows needs two batches
   const value = (i: number, m: number) => i * 1000 + m + (m % 7) / 8;
   const append = async (fromMinute: number, toMinute: number) => {
     for (let m = fromMinute; m < toMinute; m++) {
