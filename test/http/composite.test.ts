@@ -52,6 +52,28 @@ t.test('ad hoc composites on GET /v1/measurements and /v1/measurements/:name', a
   t.match(none.body, { errors: { params: { compose: [/is required/] } } });
 });
 
+t.test('series() reads every summary function of stored summaries', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  // two summaries a minute for one series: the minute's bucket merges them
+  const measurements = [0, 60].flatMap((dt, i) => [
+    { name: 'lat', count: 4, sum: 10 + i, min: 1, max: 6 + i, time: base + dt, tags: { host: 'a' } },
+    { name: 'lat', count: 2, sum: 3, min: 0.5 + i, max: 2, time: base + dt + 30, tags: { host: 'a' } },
+  ]);
+  t.equal((await post(s, { measurements })).status, 200);
+  const window = `start_time=${base}&end_time=${base + 119}&resolution=60`;
+  const read = async (fn: string) => {
+    const r = await s.get(`/v1/measurements?compose=${enc(`s("lat", "*", {function: "${fn}"})`)}&${window}`);
+    t.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body[0].measurements.map((m: { value: number }) => m.value);
+  };
+  t.same(await read('mean'), [13 / 6, 14 / 6], 'mean: sum over count');
+  t.same(await read('sum'), [13, 14]);
+  t.same(await read('min'), [0.5, 1]);
+  t.same(await read('max'), [6, 7]);
+  t.same(await read('count'), [6, 6]);
+});
+
 t.test('the legacy GET /v1/metrics?compose= shape', async (t) => {
   const s = await startTestServer(t);
   const base = hourBase();
