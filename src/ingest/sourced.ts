@@ -38,6 +38,8 @@ export interface SourcedMeasurement {
 
 export { SOURCE, SOURCE_MESSAGE };
 
+const MAX_COUNT = 2 ** 40;
+
 const elementSchema = {
   type: 'object',
   properties: {
@@ -131,6 +133,8 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   } else if (multi) {
     if (e.value !== undefined) params[`${path}.value`] = ['must not be set together with count'];
     if (e.sum === undefined) params[`${path}.sum`] = ['is required when count is set'];
+    // the store encodes counts as varints below 2^63; 2^40 as in the tagged API
+    if (e.count! > MAX_COUNT) params[`${path}.count`] = ['must be at most 2^40'];
     if (e.min !== undefined && e.max !== undefined && e.min > e.max) params[`${path}.min`] = ['must not be greater than max'];
   } else {
     if (e.value === undefined) params[`${path}.value`] = ['is required (or count and sum)'];
@@ -191,7 +195,9 @@ export function sourcedSamples(ms: SourcedMeasurement[], times: TimeWindow): { s
     if (v.count !== undefined) {
       const mean = v.sum! / v.count;
       samples.push({
-        metric: m.name, tags, time: m.time, count: v.count, sum: v.sum!, min: v.min ?? mean, max: v.max ?? mean,
+        // with only one bound given, the other is the mean, but never past the given one
+        metric: m.name, tags, time: m.time, count: v.count, sum: v.sum!,
+        min: v.min ?? Math.min(mean, v.max ?? mean), max: v.max ?? Math.max(mean, v.min ?? mean),
         last: mean, sumsq: v.sum_squares ?? v.count * mean * mean,
       });
     } else if (v.value !== undefined) {

@@ -14,6 +14,7 @@ t.test('bad submissions', async (t) => {
     { measurements: [{ name: 'a', value: 1, tags: { ['x'.repeat(65)]: 'v' } }] }, { measurements: [{ name: 'a', value: 1, tags: { h: 'v'.repeat(256) } }] },
     { measurements: [{ name: 'a', value: 1, time: -1 }] }, { measurements: [{ name: 'a', value: 1, time: 1e20 }] }, { measurements: [{ name: 'a', value: 1, time: '1' }] },
     { measurements: [{ name: 'a', count: 1.5, sum: 1 }] }, { measurements: [{ name: 'a', count: 2, sum: 1, min: 3, max: 1 }] }, { measurements: [{ name: 'a', count: 2, sum: 1, stddev: -1 }] },
+    { measurements: [{ name: 'a', count: 1e19, sum: 1 }] },
     { measurements: [{ name: 'a', value: 1, period: '60' }] }, { measurements: [{ name: 'a', value: 1, period: 0 }] }, { measurements: [{ name: 'a', value: 1, attributes: [] }] },
     { measurements: [{ name: 'a', value: 1, attributes: { aggregate: 'yes' } }] }, { measurements: [{ name: '', value: 1 }] }, { measurements: [{ name: 'x'.repeat(256), value: 1 }] },
     { tags: 'x', measurements: [{ name: 'a', value: 1 }] }, { time: 'now', measurements: [{ name: 'a', value: 1 }] }, { period: -5, measurements: [{ name: 'a', value: 1 }] },

@@ -96,6 +96,15 @@ t.test('counters: stored as submitted, summarized as deltas with resets, never m
   t.equal((await s.get('/v1/metrics/fresh')).status, 404, 'a refused request creates nothing');
 });
 
+t.test('a multi-sample gauge with only min or only max keeps min <= max', async (t) => {
+  const s = await startTestServer(t);
+  // mean 2, min 5: the stored max is at least the min, not the mean
+  t.equal((await s.request('POST', '/v1/metrics', { json: { source: 'h', gauges: [{ name: 'lop', count: 2, sum: 4, min: 5, measure_time: BASE }] } })).status, 200);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { source: 'h', gauges: [{ name: 'lop', count: 2, sum: 4, max: 1, measure_time: BASE + 60 }] } })).status, 200);
+  const body = await read(s, 'lop', `start_time=${BASE}&end_time=${BASE + 119}&resolution=60`);
+  t.match(body.measurements.h, [{ min: 5, max: 5 }, { min: 1, max: 1 }]);
+});
+
 t.test('read parameters: sources, source_tag, summarize_sources, breakout_sources, count', async (t) => {
   const s = await startTestServer(t);
   const gauges = [];
@@ -163,6 +172,9 @@ t.test('bad input: 4xx with the envelope, nothing stored', async (t) => {
     [{ gauges: [{ name: 'a', value: 1e200 }] }, { 'gauges[0].value': [/exponent/] }],
     [{ gauges: { a: { value: 'x' } } }, { 'gauges[a].value': ['must be a number'] }],
     [{ gauges: [] }, { measurements: [/at least one/] }],
+    // the store's varints hold counts below 2^63; the tagged API stops at 2^40 too
+    [{ gauges: { a: { count: 1e19, sum: 1 } } }, { 'gauges[a].count': [/2\^40/] }],
+    [{ gauges: [{ name: 'a', count: 2 ** 40 + 1, sum: 1 }] }, { 'gauges[0].count': [/2\^40/] }],
   ];
   for (const [json, params] of cases) {
     const r = await post(json);
