@@ -187,7 +187,13 @@ export class AlertEngine {
     const reads = new RoundReads(this.series, now);
     for (const key of keys) {
       const entry = this.byId.get(key);
-      if (entry?.alert.active) for (const c of entry.alert.conditions) reads.plan(entry.account, c);
+      if (!entry?.alert.active) continue;
+      // one alert that cannot be planned (stored before its tags were checked) must not stop the round
+      try {
+        for (const c of entry.alert.conditions) reads.plan(entry.account, c);
+      } catch (err) {
+        this.log.error({ err, alert: entry.alert.id }, 'alert evaluation failed');
+      }
     }
     await reads.fetch();
     // every state that changed, and the notifications decided, in one batch for the round

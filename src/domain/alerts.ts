@@ -7,6 +7,7 @@ import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors, fieldErrors, type ParamErrors } from '../errors.js';
+import { tagNameProblem, tagPatternProblem } from '../match/tag-pattern.js';
 import { AccountLock } from './account-lock.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 
@@ -263,13 +264,18 @@ export function checkCondition(raw: ConditionInput, problems: string[]): Omit<Co
       for (const t of raw.tags as unknown[]) {
         const tag = t as { name?: unknown; values?: unknown; grouped?: unknown };
         const values = Array.isArray(tag?.values) ? tag.values : null;
-        if (typeof tag?.name !== 'string' || !/^[A-Za-z0-9.:_\-\/]{1,64}$/.test(tag.name) || !values || values.length === 0
+        if (typeof tag?.name !== 'string' || tag.name.length === 0 || !values || values.length === 0
           || values.some((v) => typeof v !== 'string' || v.length === 0 || v.length > 255)
           || (tag.grouped !== undefined && typeof tag.grouped !== 'boolean')) {
           problems.push('tags must be {name, values: [patterns], grouped: boolean}');
           break;
         }
         tags.push({ name: tag.name.toLowerCase(), values: values as string[], grouped: tag.grouped === true });
+      }
+      // the engine compiles these on every round: what it could not compile is refused now
+      for (const t of tags) {
+        const problem = tagNameProblem(t.name) ?? t.values.map((v) => tagPatternProblem(t.name, v)).find((p) => p !== null);
+        if (problem) { problems.push(`tags: ${problem}`); break; }
       }
     }
   }

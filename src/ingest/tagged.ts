@@ -251,7 +251,7 @@ function parseSummary(m: Obj, i: number, fail: Fail): Sample | null {
   const stddev = num(m, 'stddev', i, fail);
   if (m.value !== undefined) { fail(el(i, 'value'), 'must not be set when count is set'); return null; }
   const count = m.count;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 2 ** 40) { fail(el(i, 'count'), count > 2 ** 40 ? 'must be at most 2^40' : 'must be a positive integer'); return null; }
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 2 ** 40) { fail(el(i, 'count'), typeof count === 'number' && count > 2 ** 40 ? 'must be at most 2^40' : 'must be a positive integer'); return null; }
   if (m.sum === undefined) { fail(el(i, 'sum'), 'is required when count is set'); return null; }
   if (sum === undefined) return null;
   const mean = sum / count;

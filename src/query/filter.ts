@@ -3,17 +3,15 @@
 // `tags[!name]` = lacks the tag, `*` or an empty map = every series, `{host: *}` = has
 // the tag. Accepted as `tags[host]=a`, `tags[host][]=a`, `tags={"host":"a"}` and the
 // loose `tags={host: a, region: [x, y]}`. `tags_search`: librato-api-notes §2 grammar.
-import { compileGlob, MAX_PATTERN_LENGTH } from '../match/glob.js';
+import { compileGlob } from '../match/glob.js';
+import { tagNameProblem, tagPatternProblem } from '../match/tag-pattern.js';
 import { paramError } from '../errors.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
 
-const NAME = /^[-.:_A-Za-z0-9]{1,64}$/;
-const PATTERN = /^!?[-.:_?\\/A-Za-z0-9 *]{1,255}$/;
-
 /** A clause on one tag name and one value pattern (which may start with `!`). */
 function clause(name: string, pattern: string, field: string): TagExpr {
-  if (!NAME.test(name)) throw paramError(field, `tag name ${JSON.stringify(name.slice(0, 70))} is invalid`);
-  if (pattern.length > MAX_PATTERN_LENGTH + 1 || !PATTERN.test(pattern)) throw paramError(field, `pattern ${JSON.stringify(pattern.slice(0, 70))} for tag ${name} is invalid`);
+  const problem = tagNameProblem(name) ?? tagPatternProblem(name, pattern);
+  if (problem) throw paramError(field, problem);
   const n = name.toLowerCase();
   if (pattern.startsWith('!')) return { op: 'notMatch', name: n, glob: compileGlob(pattern.slice(1)) };
   return { op: 'match', name: n, glob: compileGlob(pattern) };
@@ -25,7 +23,8 @@ export function tagsMapToExpr(map: Map<string, string[]>): TagExpr {
   for (const [rawName, patterns] of map) {
     if (rawName.startsWith('!')) {
       const name = rawName.slice(1);
-      if (!NAME.test(name)) throw paramError('tags', `tag name ${JSON.stringify(name.slice(0, 70))} is invalid`);
+      const problem = tagNameProblem(name);
+      if (problem) throw paramError('tags', problem);
       and.push({ op: 'lacks', name: name.toLowerCase() });
       continue;
     }
@@ -164,7 +163,8 @@ export function parseTagsSearch(src: string): TagExpr {
     if (peek()?.kind !== '=') {
       if (name.startsWith('!')) {
         const n = name.slice(1);
-        if (!NAME.test(n)) throw paramError('tags_search', `tag name ${JSON.stringify(n.slice(0, 70))} is invalid`);
+        const problem = tagNameProblem(n);
+        if (problem) throw paramError('tags_search', problem);
         return { op: 'lacks', name: n.toLowerCase() };
       }
       throw paramError('tags_search', `expected "=" after ${JSON.stringify(name.slice(0, 70))}`);

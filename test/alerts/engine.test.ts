@@ -148,6 +148,18 @@ t.test('ALL conditions must hold; an inactive alert never fires', async (t) => {
   t.same(Object.values(x.payloads()[0]!.violations).flat().map((v: { metric: string }) => v.metric).sort(), ['cpu', 'mem']);
 });
 
+t.test('an alert the engine cannot plan (stored before its tags were checked) does not stop the others', async (t) => {
+  const x = await setup(t);
+  const good = await x.alert({ name: 'good', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });
+  const record = (await x.s.server.rt.alerts.get(x.account, good))!;
+  // what an older version accepted: a tag value the query filter refuses
+  const bad = { ...record, id: good + 1000, name: 'bad', conditions: [{ ...record.conditions[0]!, tags: [{ name: 'host', values: ['a=b'], grouped: false }] }] };
+  for (const listen of x.s.server.rt.alerts.listeners) listen(x.account, bad.id, bad);
+  await x.post('cpu', [[x.t0 + 10, 95]]);
+  await x.evaluate(x.t0 + 20);
+  t.same(x.payloads().map((p) => p.alert.name), ['good']);
+});
+
 t.test('manual clear: a clear notification, and only later samples trigger again', async (t) => {
   const x = await setup(t);
   const id = await x.alert({ name: 'm', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 90 }] });

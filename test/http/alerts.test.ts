@@ -77,6 +77,8 @@ t.test('every rule of an alert and its conditions is a 400 naming the field; a t
   t.same(await cond({ ...above, duration: 3601 }), ['duration must be an integer from 60 to 3600 seconds']);
   t.same(await cond({ type: 'absent', metric_name: 'cpu' }), ['duration is required for absent']);
   t.same(await cond({ ...above, tags: [{ name: 'host' }] }), ['tags must be {name, values: [patterns], grouped: boolean}']);
+  t.same(await cond({ ...above, tags: [{ name: 'host', values: ['a=b'] }] }), ['tags: pattern "a=b" for tag host is invalid'], 'what a query filter refuses, an alert refuses at creation');
+  t.same(await cond({ ...above, tags: [{ name: 'a/b', values: ['x'] }] }), ['tags: tag name "a/b" is invalid']);
   t.same(await cond({ ...above, detect_reset: 'yes' }), ['detect_reset must be true or false']);
   t.same(await cond({ ...above, source: 'web*' }), ['source is not supported on version 2 alerts: filter by tags']);
   t.equal((await post({ name: 'ok', rearm_seconds: null })).body.rearm_seconds, 600, 'rearm_seconds null gives 600');
