@@ -268,6 +268,11 @@ const FUNCTIONS = new Map<string, Checker>([
     arity(call, 2, 2, 'timeshift("1d", set)');
     const offsets = timeshiftOffsets(stringArg(call.args[0]!, 'offsets like "1d" or "0,1w"'));
     const inner: Budget = { weight: budget.weight * offsets.length, used: budget.used };
+    // the inner expression runs once per offset, nested shifts multiply: bounded even when
+    // no series() inside would count it (`timeshift(..., timeshift(..., []))`)
+    if (inner.weight > MAX_SERIES_CALLS) {
+      throw errorAt(`timeshifts that run their expression ${inner.weight} times`, call.column, `at most ${MAX_SERIES_CALLS} runs (the product of the nested offsets)`);
+    }
     const arg = set(call.args[1]!, inner);
     budget.used = inner.used;
     return { kind: 'timeshift', offsets, arg };

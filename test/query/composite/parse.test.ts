@@ -198,5 +198,9 @@ t.test('limits keep a hostile expression cheap', async (t) => {
   t.doesNotThrow(() => parseComposite(`timeshift("0,1,2,3,4,5,6,7,8,9d", ${ten})`));
   t.match(error(`timeshift("0,1,2,3,4,5,6,7,8,9,10d", ${ten})`), /more than 100 series\(\) calls \(counting each timeshift offset\) at column \d+: expected at most 100/);
   t.match(error(`timeshift("0,1d", timeshift("0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25d", s("a","*")))`), /timeshift with 26 offsets at column 29: expected at most 16/);
+  // nested offsets multiply even around nothing to read: 16^10 runs would hang the service
+  const sixteen = `"${Array.from({ length: 16 }, (_, i) => i).join(',')}"`;
+  t.match(error(`${`timeshift(${sixteen}, `.repeat(10)}[]${')'.repeat(10)}`), /timeshifts that run their expression 256 times at column \d+: expected at most 100 runs/);
+  t.doesNotThrow(() => parseComposite(`timeshift("0,1,2,3,4,5,6,7,8,9", timeshift("0,1,2,3,4,5,6,7,8,9", s("a","*")))`));
   t.ok(MAX_TIMESHIFT_OFFSETS === 16);
 });
