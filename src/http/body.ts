@@ -55,6 +55,11 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
   };
   const check: Middleware = async (ctx, next) => {
     const body: unknown = ctx.request.body;
+    // JSON `null` or a bare value is not an empty body: read as {} it would, say, create a
+    // gauge or wipe an alert's conditions (arrays are left to each route's schema)
+    if (body === null || (body !== undefined && typeof body !== 'object')) {
+      throw new ApiError(400, { request: ['The request body must be a JSON object'] });
+    }
     if (body !== undefined) {
       const raw: unknown = ctx.request.rawBody;
       if (typeof raw === 'string' && ctx.is('application/x-www-form-urlencoded')) inspectFormKeys(raw);

@@ -43,6 +43,12 @@ t.test('malformed and hostile bodies get a 4xx envelope and store nothing', asyn
 
   const notObject = await s.request('PUT', '/v1/metrics/body.test', { json: [1, 2] });
   t.equal(notObject.status, 400);
+  // `null` is not an empty body: it would otherwise read as {} and create a gauge
+  for (const body of ['null', '1', '"x"', 'true']) {
+    const r = await put({ body, type: 'application/json' });
+    t.equal(r.status, 400, body);
+    t.same(r.body, { errors: { request: ['The request body must be a JSON object'] } }, body);
+  }
 
   t.equal((await s.get('/v1/metrics/body.test')).status, 404, 'nothing was stored by the rejected requests');
 });
