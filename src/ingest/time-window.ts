@@ -2,9 +2,7 @@
 // the coarsest tier keeps data (anything older would be expired at once), and ahead of the
 // server clock by a fixed slack for senders whose clocks run fast.
 import type { Retention } from '../tsdb/retention.js';
-
-/** Accepted up to this far ahead of the server clock (senders' clock skew). */
-export const FUTURE_SLACK_SECONDS = 3600;
+import { FUTURE_SLACK_SECONDS } from '../domain/measure-times.js';
 
 export interface TimeWindow {
   /** oldest accepted time, epoch seconds */

@@ -5,6 +5,7 @@
 import { ApiError, paramErrors, fieldErrors } from '../errors.js';
 import type { Tier } from '../tsdb/engine.js';
 import type { Retention } from '../tsdb/retention.js';
+import { FUTURE_SLACK_SECONDS } from '../domain/measure-times.js';
 
 export const MAX_RESOLUTION = 604800;
 export const UNAVAILABLE_RESOLUTION = 'The requested data resolution is unavailable for the given time range. Please try a different resolution.';
@@ -53,6 +54,9 @@ export function parseWindow(params: Params, now: number, retention: Retention): 
     s = e - duration!;
   }
   if (s > e) throw paramErrors({ start_time: ['must not be after end_time'] });
+  // nothing is stored past the accepted clock skew: an end_time years ahead would only
+  // size the answer (and its buckets) by empty time
+  e = Math.min(e, Math.max(s, now + FUTURE_SLACK_SECONDS));
   const res = resolution!;
   const from = Math.floor(s / res) * res;
   const tier = chooseTier(res, from, now, retention);

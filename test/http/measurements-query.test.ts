@@ -153,6 +153,15 @@ t.test('time window rules, tier choice and the unavailable-resolution error', as
   await bad(`resolution=60&start_time=${now - 9 * 86400}`);
   await ok(`resolution=900&start_time=${now - 9 * 86400}`);
   t.equal((await query(s, 'nope', `resolution=60&start_time=${base}`)).status, 404);
+
+  // no point lies past an hour ahead of the clock: an end_time years ahead reads up to
+  // there (not 30 million empty one-second buckets, which would be a 400)
+  const far = await ok(`resolution=1&start_time=${base}&end_time=${base + 30_000_000}&group_by=*&group_by_function=sum`);
+  t.same(far.series[0].measurements, [{ time: base, value: 1 }, { time: base + 1800, value: 3 }]);
+  const farPlain = await query(s, 'w', `resolution=1&start_time=${base}&end_time=${base + 30_000_000}`);
+  t.equal(farPlain.status, 200);
+  const future = await ok(`resolution=60&start_time=${now + 1e9}&end_time=${now + 2e9}`);
+  t.same(future.series, [], 'a window wholly in the future is empty, not an error');
 });
 
 t.test('series pages: links rel next with an opaque cursor', async (t) => {

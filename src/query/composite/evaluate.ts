@@ -98,6 +98,8 @@ function grouped(e: Expr, out: SeriesExpr[] = []): SeriesExpr[] {
 class Evaluation {
   private readonly reads = new Map<string, Read>();
   private readonly selections = new Map<string, Selection>();
+  /** every series() use (a read may serve many): each yields its selection over its own grid */
+  private readonly uses: { selection: string; from: number; to: number; step: number }[] = [];
 
   constructor(private readonly source: CompositeSource, private readonly q: CompositeQuery) {}
 
@@ -118,6 +120,7 @@ class Evaluation {
     switch (e.kind) {
       case 'series': {
         const key = this.readKey(e, scope);
+        this.uses.push({ selection: this.selectionKey(e), from: scope.from, to: scope.to, step: stepOf(e, res) });
         const r = this.reads.get(key);
         if (r) {
           r.from = Math.min(r.from, scope.from);
@@ -154,6 +157,12 @@ class Evaluation {
     }
     if (points > MAX_COMPOSITE_POINTS) {
       throw composeError(`reads ${points} points: expected at most ${MAX_COMPOSITE_POINTS}; use a coarser resolution, a shorter time range or narrower tag filters`);
+    }
+    // one read used a hundred times is evaluated (and may be answered) a hundred times
+    let evaluated = 0;
+    for (const u of this.uses) evaluated += this.selections.get(u.selection)!.metas.length * gridOf(u.from, u.to, u.step).length;
+    if (evaluated > MAX_COMPOSITE_POINTS) {
+      throw composeError(`evaluates ${evaluated} points: expected at most ${MAX_COMPOSITE_POINTS}; use a coarser resolution, a shorter time range or fewer series() calls`);
     }
     await Promise.all(reads.map(async (r) => {
       const metas = this.selections.get(r.selection)!.metas;

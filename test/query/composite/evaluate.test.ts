@@ -177,6 +177,16 @@ t.test('a query that would read too many points is a 400 before anything is read
   t.equal(source.reads.length, 0);
 });
 
+t.test('one read used many times counts once per use: the answer would hold every use', async (t) => {
+  const source = new MemorySource(DATA);
+  const q = { from: 0, to: 1_000_000, resolution: 1 };
+  // 4 series x 1,000,000 buckets read once (under the bound), evaluated four times (over it)
+  const message = await composeMessageAsync(() => evaluateComposite(parseComposite('zero_fill([s("cpu","*"), s("cpu","*"), s("cpu","*"), s("cpu","*")])'), source, q));
+  t.equal(message, 'evaluates 16000000 points: expected at most 10000000; use a coarser resolution, a shorter time range or fewer series() calls');
+  t.equal(source.reads.length, 0);
+  await t.resolves(evaluateComposite(parseComposite('[s("cpu","*"), s("cpu","*")]'), source, { ...q, to: 100 }));
+});
+
 t.test('a source that breaks its contract is a programming error, not a 400', async (t) => {
   const source = new MemorySource(DATA);
   source.read = async () => [new Float64Array(1)];
