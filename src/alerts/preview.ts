@@ -4,7 +4,16 @@
 import type { ConditionRecord } from '../domain/alerts.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import type { Violation } from '../notifiers/plugin.js';
-import { conditionVerdicts } from './streams.js';
+import { conditionRefs, conditionVerdicts } from './streams.js';
+import { paramErrors } from '../errors.js';
+
+/**
+ * Each step reads every condition's streams over its span again: what one preview may
+ * cost, counted before anything is read (the route bounds the steps alone).
+ */
+export const MAX_PREVIEW_READS = 15_000;
+/** steps x streams, summed over the conditions */
+export const MAX_PREVIEW_EVALUATIONS = 1_000_000;
 
 export interface PreviewEvent {
   time: number;
@@ -31,6 +40,14 @@ export interface Preview {
 export async function previewAlert(
   series: SeriesStore, account: number, conditions: ConditionRecord[], start: number, end: number, step: number,
 ): Promise<Preview> {
+  const steps = Math.floor((end - start) / step);
+  const reads = steps * conditions.length;
+  const evaluations = steps * conditions.reduce((n, c) => n + Math.max(1, conditionRefs(series, account, c).length), 0);
+  if (reads > MAX_PREVIEW_READS || evaluations > MAX_PREVIEW_EVALUATIONS) {
+    throw paramErrors({
+      step: [`the preview would take ${reads} reads (steps x conditions, at most ${MAX_PREVIEW_READS}) and ${evaluations} evaluations (steps x streams, at most ${MAX_PREVIEW_EVALUATIONS}): use a larger step, a shorter range, fewer conditions or narrower tag filters`],
+    });
+  }
   const violating = new Map<number, Map<string, Violation>>(conditions.map((c) => [c.id, new Map()]));
   const streams: Record<string, StreamPeriod[]> = {};
   const events: PreviewEvent[] = [];

@@ -23,7 +23,7 @@ export const PATIENT: ReadOptions = { patient: true };
 export const AUTO_CLEAR_SECONDS = 10 * 86400;
 
 /** The streams a condition watches. */
-function conditionRefs(series: SeriesStore, account: number, c: ConditionRecord): SeriesRef[] {
+export function conditionRefs(series: SeriesStore, account: number, c: ConditionRecord): SeriesRef[] {
   let expr = exprs.get(c);
   if (!expr) exprs.set(c, (expr = tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values])))));
   return series.select(account, canonicalMetricName(c.metric_name), expr);

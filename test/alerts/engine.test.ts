@@ -280,6 +280,15 @@ t.test('preview: when a definition would have triggered and cleared over stored 
   const bad = await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [{ type: 'above', metric_name: 'cpu' }], start_time: t0, end_time: t0 - 1 } });
   t.same(bad.body, { errors: { params: { end_time: ['must be after start_time'], 'conditions[0]': ['threshold is required for above'] } } });
   t.equal((await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [above()], start_time: t0 - 30 * 86400, end_time: t0, step: 60 } })).status, 400, 'too many steps');
+  // each step reads every condition again: 2880 steps x 6 conditions is refused before any read
+  const many = await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: Array.from({ length: 6 }, above), start_time: t0 - 2880 * 60, end_time: t0, step: 60 } });
+  t.equal(many.status, 400);
+  t.match(many.body, { errors: { params: { step: [/17280 reads \(steps x conditions, at most 15000\)/] } } });
+  t.equal((await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: Array.from({ length: 5 }, above), start_time: t0 - 2880 * 60, end_time: t0, step: 60 } })).status, 200, 'five conditions over 2880 steps are fine');
+  const measurements = Array.from({ length: 400 }, (_, i) => ({ name: 'wide', time: t0 + 10, value: 1, tags: { host: `h${i}` } }));
+  t.equal((await x.s.request('POST', '/v1/measurements', { json: { measurements } })).status, 200);
+  const wide = await x.s.request('POST', '/v1/alerts/preview', { json: { conditions: [{ ...above(), metric_name: 'wide' }], start_time: t0 - 2880 * 60, end_time: t0, step: 60 } });
+  t.match(wide.body, { errors: { params: { step: [/1152000 evaluations \(steps x streams, at most 1000000\)/] } } }, '400 streams over 2880 steps');
 });
 
 function above() {
