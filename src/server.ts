@@ -10,6 +10,7 @@ import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
 import { holdRestartKeys, changedLiveKeys } from './config/reload-marks.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
+import { answerClientError, MAX_HEADER_BYTES } from './http/client-error.js';
 import { snapshotFrames } from './store/snapshot.js';
 import { exportDefinitions, importDefinitions } from './cli/definitions.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
@@ -53,7 +54,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const app = buildApp(rt);
   const callback = app.callback();
   const serverOptions = {
-    maxHeaderSize: 16 * 1024,
+    maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout: config.http.headers_timeout_ms,
     requestTimeout: config.http.request_timeout_ms,
     connectionsCheckingInterval: 2000,
@@ -65,6 +66,8 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     handshakeTimeout: config.http.headers_timeout_ms,
   }, callback);
   const plain = http.createServer(serverOptions, callback);
+  secure.on('clientError', answerClientError);
+  plain.on('clientError', answerClientError);
   const front = createFrontDoor(secure, plain, {
     maxConnections: config.http.max_connections,
     onInFlight: (delta) => rt.metrics.requestsInFlight.inc(delta),
