@@ -50,6 +50,17 @@ t.test('PUT with exclude leaves the excluded metrics as they were', async (t) =>
   t.equal((await s.request('PUT', '/v1/metrics', { json: { names: ['svc.x', 'svc.y'], exclude: ['svc.y'] } })).status, 204);
   t.equal((await s.get('/v1/metrics/svc.y')).status, 404, 'an excluded name is not created either');
   t.equal((await s.get('/v1/metrics/svc.x')).status, 200);
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names: 'svc.*', exclude: ['SVC.A'], period: 600 } })).status, 204);
+  t.equal((await s.get('/v1/metrics/svc.a')).body.period, 300, 'an exact exclude ignores case');
+
+  // exact names to exclude are many and cheap; patterns are bounded
+  const names = Array.from({ length: 9000 }, (_, i) => `bulk.${i}`);
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names, exclude: names.slice(1) } })).status, 204);
+  t.equal((await s.get('/v1/metrics/bulk.0')).status, 200);
+  t.equal((await s.get('/v1/metrics/bulk.1')).status, 404);
+  const globs = await s.request('PUT', '/v1/metrics', { json: { names, exclude: Array.from({ length: 101 }, (_, i) => `x${i}*`) } });
+  t.equal(globs.status, 400);
+  t.same(globs.body, { errors: { params: { exclude: ['at most 100 patterns with *'] } } });
 });
 
 t.test('exclude holds in batches run as jobs', async (t) => {
