@@ -264,7 +264,9 @@ export class AlertEngine {
       return [alertNotification('clear', alert, email, s, now)];
     }
     const streams = new Set(Object.values(s.violations).flatMap((byStream) => Object.keys(byStream)));
-    const newestData = Math.max(...Object.values(s.violations).flatMap((byStream) => Object.values(byStream).map((v) => v.recorded_at)));
+    // a loop, not Math.max(...): spread arguments overflow the stack past ~120,000 streams
+    let newestData = -Infinity;
+    for (const byStream of Object.values(s.violations)) for (const v of Object.values(byStream)) if (v.recorded_at > newestData) newestData = v.recorded_at;
     if (s.status === 'ok') {
       Object.assign(s, { status: 'triggered', triggered_at: now, incident_key: `${alert.id}-${now}` });
     } else {
