@@ -61,7 +61,15 @@ function plainAddress(address: string): string {
 export class UrlPolicy {
   private readonly defaults = refusedByDefault();
 
-  constructor(private readonly rules: () => OutboundRules, private readonly resolve: Resolve = defaultResolve) {}
+  /**
+   * `resolveTimeoutMs`: the system resolver may take tens of seconds to give up on a
+   * dead DNS server; a service test or a delivery waits no longer than this for the check.
+   */
+  constructor(
+    private readonly rules: () => OutboundRules,
+    private readonly resolve: Resolve = defaultResolve,
+    private readonly resolveTimeoutMs = 5000,
+  ) {}
 
   /** Why this URL is refused without resolving it (scheme, literal address, host name rules), or null. */
   check(raw: string): string | null {
@@ -82,12 +90,18 @@ export class UrlPolicy {
     if (problem) return problem;
     const host = new URL(raw).hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(host) || this.ruleSets().allow.hasHost(host)) return null;
-    let addresses: string[];
+    let addresses: string[] | 'timeout';
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'timeout'>((done) => { timer = setTimeout(() => done('timeout'), this.resolveTimeoutMs); });
     try {
-      addresses = await this.resolve(host);
+      addresses = await Promise.race([this.resolve(host), late]);
     } catch {
       return null; // unresolvable: the delivery itself fails and says so
+    } finally {
+      clearTimeout(timer);
     }
+    // unchecked is not allowed: the delivery fails now and is retried like any other failure
+    if (addresses === 'timeout') return `is refused for now: ${host} did not resolve within ${this.resolveTimeoutMs} ms`;
     for (const a of addresses) {
       const why = this.addressProblem(plainAddress(a));
       if (why) return `is refused: ${host} resolves to ${a}; ${why.replace(/^is refused: /, '')}`;

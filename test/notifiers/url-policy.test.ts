@@ -29,6 +29,12 @@ t.test('defaults: http(s) only; link-local and metadata refused; private address
   t.match(await p.checkResolved('https://mapped.example.com/x'), /resolves to ::ffff:169\.254\.169\.254/);
 });
 
+t.test('a resolver that never answers is given up on, and the URL refused for now', async (t) => {
+  const p = new UrlPolicy(() => ({ allow: [], deny: [] }), () => new Promise<string[]>(() => {}), 50);
+  t.equal(await p.checkResolved('https://hooks.example.com/x'), 'is refused for now: hooks.example.com did not resolve within 50 ms');
+  t.equal(p.check('https://hooks.example.com/x'), null, 'the check without resolving is unchanged');
+});
+
 t.test('operator rules: deny wins, allow re-opens a default refusal; entries are checked', async (t) => {
   const p = policy({ allow: ['169.254.169.254', 'rebind.example.com'], deny: ['10.1.0.0/16', '*.example.org'] });
   t.equal(p.check('http://169.254.169.254/'), null);
