@@ -34,6 +34,9 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
         throw new ApiError(405, { request: [`Method ${ctx.method} is not allowed on ${ctx.path}`] });
       }
+      // serialized here, not in Koa's respond(): a failure there (an answer too large for
+      // one string) would be Koa's plain-text 500, outside this envelope
+      serializeJson(ctx);
     } catch (err) {
       const { status, body, reason, headers } = classify(err);
       if (status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
@@ -44,6 +47,14 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       if (status === 413 || !ctx.req.complete) ctx.set('Connection', 'close');
     }
   };
+}
+
+/** An object or array body becomes its JSON text, typed as Koa would type it. */
+function serializeJson(ctx: Ctx): void {
+  const body: unknown = ctx.body;
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+  ctx.body = JSON.stringify(body);
+  ctx.type = 'application/json';
 }
 
 function classify(err: unknown): { status: number; body: ErrorBody; reason: string; headers: Record<string, string> } {
