@@ -66,6 +66,11 @@ const chartsOf = (spaceId: number) => `${idKey(spaceId)}!`;
 const now = () => Math.floor(Date.now() / 1000);
 
 const KNOWN_CHART_FIELDS: ReadonlySet<string> = new Set(CHART_FIELDS);
+/**
+ * Fields beyond the API's that one chart keeps: each request is bounded by its schema,
+ * but updates merge, and without a bound a chart would grow with every PUT.
+ */
+export const MAX_CHART_EXTRA_FIELDS = 40;
 
 /** Space names are unique per account without regard to case or surrounding blanks. */
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -211,6 +216,8 @@ export class Spaces {
     if (input.thresholds !== undefined) next.thresholds = input.thresholds;
 
     const errors: ParamErrors = fieldErrors();
+    const extras = Object.keys(next.extra).length;
+    if (extras > MAX_CHART_EXTRA_FIELDS) add(errors, 'fields', `a chart keeps at most ${MAX_CHART_EXTRA_FIELDS} fields beyond the API's own; this update would make ${extras}`);
     const nameProblem = input.name === undefined ? null : displayTextProblem(input.name);
     if (nameProblem) add(errors, 'name', nameProblem);
     if (input.streams !== undefined) {

@@ -235,6 +235,15 @@ t.test('unknown harmless fields are kept and echoed, within bounds', async (t) =
   const again = await s.request('PUT', `/v1/spaces/${id}/charts/${r.body.id}`, { json: { use_log_yaxis: false } });
   t.equal(again.body.use_log_yaxis, false);
   t.equal(again.body.use_last_value, false, 'extras not sent stay');
+  // each update is bounded by the schema, the merge by the chart: 2 + 30 + 8 = 40, then 41
+  const put = (json: Record<string, unknown>) => s.request('PUT', `/v1/spaces/${id}/charts/${r.body.id}`, { json });
+  const fields = (from: number, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`x${from + i}`, i]));
+  t.equal((await put(fields(0, 30))).status, 200);
+  t.equal((await put(fields(30, 8))).status, 200);
+  const over = await put(fields(38, 1));
+  t.equal(over.status, 400);
+  t.same(over.body.errors.params, { fields: ["a chart keeps at most 40 fields beyond the API's own; this update would make 41"] });
+  t.equal((await put({ x0: 'changed' })).status, 200, 'changing a kept field is fine');
 
   const objectExtra = await chart(s, id, { name: 'c', blob: { a: 1 } });
   t.equal(objectExtra.status, 400);
