@@ -5,27 +5,6 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { startTestServer } from '../helpers/server.js';
 
-/** Sends an unfinished request and resolves with what the server said before closing. */
-function stall(socket: net.Socket | tls.TLSSocket): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (c: string) => (text += c));
-    socket.on('close', () => resolve(text));
-    socket.on('error', reject);
-    socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n');
-  });
-}
-
-t.test('unfinished headers are cut off at headers_timeout_ms', async (t) => {
-  const s = await startTestServer(t, 'http:\n  listen: "127.0.0.1:0"\n  headers_timeout_ms: 1000\n  request_timeout_ms: 1000\n');
-  const plain = await stall(net.connect(s.port, '127.0.0.1'));
-  t.match(plain, /^HTTP\/1\.1 408 /, 'plain HTTP');
-  const secure = await stall(tls.connect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.ca }));
-  t.match(secure, /^HTTP\/1\.1 408 /, 'HTTPS');
-  t.equal((await s.get('/health', { auth: null })).status, 200, 'other clients are served meanwhile');
-});
-
 /** Sends raw bytes and resolves with everything the server said before closing. */
 function exchange(socket: net.Socket | tls.TLSSocket, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -37,6 +16,18 @@ function exchange(socket: net.Socket | tls.TLSSocket, request: string): Promise<
     socket.write(request);
   });
 }
+
+/** Sends an unfinished request and resolves with what the server said before closing. */
+const stall = (socket: net.Socket | tls.TLSSocket) => exchange(socket, 'GET /health HTTP/1.1\r\nHost: localhost\r\n');
+
+t.test('unfinished headers are cut off at headers_timeout_ms', async (t) => {
+  const s = await startTestServer(t, 'http:\n  listen: "127.0.0.1:0"\n  headers_timeout_ms: 1000\n  request_timeout_ms: 1000\n');
+  const plain = await stall(net.connect(s.port, '127.0.0.1'));
+  t.match(plain, /^HTTP\/1\.1 408 /, 'plain HTTP');
+  const secure = await stall(tls.connect({ port: s.port, host: '127.0.0.1', servername: 'localhost', ca: s.server.tls.ca }));
+  t.match(secure, /^HTTP\/1\.1 408 /, 'HTTPS');
+  t.equal((await s.get('/health', { auth: null })).status, 200, 'other clients are served meanwhile');
+});
 
 t.test('what the HTTP parser refuses is answered with the errors envelope', async (t) => {
   const s = await startTestServer(t, 'http:\n  listen: "127.0.0.1:0"\n  headers_timeout_ms: 1000\n  request_timeout_ms: 1000\n');
