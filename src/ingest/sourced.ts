@@ -9,7 +9,7 @@ import { attributesSchema } from '../domain/metric-attributes.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, SOURCE, SOURCE_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import { valueSample, type Sample, type TagPairs } from '../tsdb/sample.js';
 import type { MetricUse } from './pipeline.js';
-import { withinExponentLimits } from './float-limits.js';
+import { MAX_SAMPLE_COUNT, withinExponentLimits } from './float-limits.js';
 import type { TimeWindow } from './time-window.js';
 
 export type SourcedKind = 'gauge' | 'counter';
@@ -37,8 +37,6 @@ export interface SourcedMeasurement {
 }
 
 export { SOURCE, SOURCE_MESSAGE };
-
-const MAX_COUNT = 2 ** 40;
 
 const elementSchema = {
   type: 'object',
@@ -133,8 +131,7 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   } else if (multi) {
     if (e.value !== undefined) params[`${path}.value`] = ['must not be set together with count'];
     if (e.sum === undefined) params[`${path}.sum`] = ['is required when count is set'];
-    // the store encodes counts as varints below 2^63; 2^40 as in the tagged API
-    if (e.count! > MAX_COUNT) params[`${path}.count`] = ['must be at most 2^40'];
+    if (e.count! > MAX_SAMPLE_COUNT) params[`${path}.count`] = ['must be at most 2^40'];
     if (e.min !== undefined && e.max !== undefined && e.min > e.max) params[`${path}.min`] = ['must not be greater than max'];
   } else {
     if (e.value === undefined) params[`${path}.value`] = ['is required (or count and sum)'];

@@ -3,7 +3,7 @@
 // replace the top-level ones (an empty map counts as not given), value xor count+sum,
 // time and period top-level or per measurement, float exponent limits. All problems of
 // a request are collected, each under its element (`measurements[3].tags`).
-import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
+import { MAX_MAGNITUDE, MAX_SAMPLE_COUNT, MIN_MAGNITUDE } from './float-limits.js';
 import { ApiError, type ParamErrors, fieldErrors } from '../errors.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE, canonicalMetricName } from '../domain/names.js';
 import type { MetricInput } from '../domain/metrics.js';
@@ -251,7 +251,8 @@ function parseSummary(m: Obj, i: number, fail: Fail): Sample | null {
   const stddev = num(m, 'stddev', i, fail);
   if (m.value !== undefined) { fail(el(i, 'value'), 'must not be set when count is set'); return null; }
   const count = m.count;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 2 ** 40) { fail(el(i, 'count'), typeof count === 'number' && count > 2 ** 40 ? 'must be at most 2^40' : 'must be a positive integer'); return null; }
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) { fail(el(i, 'count'), 'must be a positive integer'); return null; }
+  if (count > MAX_SAMPLE_COUNT) { fail(el(i, 'count'), 'must be at most 2^40'); return null; }
   if (m.sum === undefined) { fail(el(i, 'sum'), 'is required when count is set'); return null; }
   if (sum === undefined) return null;
   const mean = sum / count;
