@@ -173,16 +173,16 @@ export class Engine implements SeriesStore {
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]> {
-    return this.admitted(series, opts, () => readSeries(this.st, account, series, tier, from, to, undefined, opts?.signal));
+    return this.admitted(account, series, opts, () => readSeries(this.st, account, series, tier, from, to, undefined, opts?.signal));
   }
 
   readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number, opts?: ReadOptions): Promise<void> {
-    return this.admitted(series, opts, () => readEach(this.st, account, series, tier, from, to, visit, columns, opts?.signal));
+    return this.admitted(account, series, opts, () => readEach(this.st, account, series, tier, from, to, visit, columns, opts?.signal));
   }
 
   /** A read of one batch is over in milliseconds and never waits; a wide one takes its turn. */
-  private admitted<T>(series: readonly number[], opts: ReadOptions | undefined, read: () => Promise<T>): Promise<T> {
-    return series.length > BATCH_SERIES ? this.wideReads.run(read, opts) : read();
+  private admitted<T>(account: number, series: readonly number[], opts: ReadOptions | undefined, read: () => Promise<T>): Promise<T> {
+    return series.length > BATCH_SERIES ? this.wideReads.run(read, { ...opts, owner: account }) : read();
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */

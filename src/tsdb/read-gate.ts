@@ -1,6 +1,8 @@
 // Admission of wide reads (more series than one read batch): at most `concurrency` run at
-// once, the rest wait their turn in arrival order, and one that waits longer than
-// `queueTimeoutMs` is refused with 503 instead of joining an ever-longer queue.
+// once, the rest wait their turn, and one that waits longer than `queueTimeoutMs` is
+// refused with 503 instead of joining an ever-longer queue. Turns go round the accounts
+// that are waiting, in arrival order within each: one account's burst of dashboards
+// cannot push another account's reads past the timeout.
 //
 // Why: every read shares the one request thread. Unlimited, N wide reads in flight each
 // get 1/N of it and all finish late together; once they arrive faster than the thread
@@ -26,16 +28,21 @@ export interface Admission {
   patient?: boolean;
   /** aborted: the read leaves the queue at once, rejected with the signal's reason */
   signal?: AbortSignal;
+  /** whose read it is (the account): waiting reads are admitted round-robin by owner */
+  owner?: number;
 }
 
 interface Waiter {
+  owner: number | undefined;
   admit: () => void;
   timer: NodeJS.Timeout | null;
 }
 
 export class ReadGate {
   private running = 0;
-  private readonly queue: Waiter[] = [];
+  /** the waiting reads by owner; the map's order is the order of turns */
+  private readonly queues = new Map<number | undefined, Waiter[]>();
+  private queued = 0;
   /** wide reads refused because they waited too long (a self-metric) */
   refused = 0;
 
@@ -44,15 +51,15 @@ export class ReadGate {
 
   /** wide reads waiting for their turn now */
   get waiting(): number {
-    return this.queue.length;
+    return this.queued;
   }
 
   /**
    * Runs `read` once its turn comes; rejects with 503 if that takes too long, unless
    * `patient`, and with the signal's reason if it is aborted first.
    */
-  async run<T>(read: () => Promise<T>, { patient = false, signal }: Admission = {}): Promise<T> {
-    await this.enter(patient, signal);
+  async run<T>(read: () => Promise<T>, { patient = false, signal, owner }: Admission = {}): Promise<T> {
+    await this.enter(patient, signal, owner);
     try {
       return await read();
     } finally {
@@ -60,13 +67,13 @@ export class ReadGate {
     }
   }
 
-  private enter(patient: boolean, signal: AbortSignal | undefined): Promise<void> {
+  private enter(patient: boolean, signal: AbortSignal | undefined, owner: number | undefined): Promise<void> {
     // a client that went away while its request was parsed: nothing to admit
     if (signal?.aborted) return Promise.reject(signal.reason);
     // a reload may have raised the limit since the last read ended: those waiting go first
     this.admitWaiting();
     const { concurrency, queueTimeoutMs } = this.limits();
-    if (this.running < concurrency && this.queue.length === 0) {
+    if (this.running < concurrency && this.queued === 0) {
       this.running++;
       return Promise.resolve();
     }
@@ -78,6 +85,7 @@ export class ReadGate {
         reject(signal!.reason);
       };
       const waiter: Waiter = {
+        owner,
         admit: () => {
           if (waiter.timer) clearTimeout(waiter.timer);
           signal?.removeEventListener('abort', abandon);
@@ -94,14 +102,31 @@ export class ReadGate {
         }, queueTimeoutMs),
       };
       signal?.addEventListener('abort', abandon, { once: true });
-      this.queue.push(waiter);
+      const mine = this.queues.get(owner);
+      if (mine) mine.push(waiter);
+      else this.queues.set(owner, [waiter]);
+      this.queued++;
     });
   }
 
   private dequeue(waiter: Waiter): void {
     if (waiter.timer) clearTimeout(waiter.timer);
-    const at = this.queue.indexOf(waiter);
-    if (at >= 0) this.queue.splice(at, 1);
+    const mine = this.queues.get(waiter.owner);
+    const at = mine ? mine.indexOf(waiter) : -1;
+    if (at < 0) return;
+    mine!.splice(at, 1);
+    this.queued--;
+    if (mine!.length === 0) this.queues.delete(waiter.owner);
+  }
+
+  /** The first waiting read of the owner whose turn it is; that owner goes to the back. */
+  private next(): Waiter {
+    const [owner, mine] = this.queues.entries().next().value!;
+    const waiter = mine.shift()!;
+    this.queued--;
+    this.queues.delete(owner);
+    if (mine.length) this.queues.set(owner, mine);
+    return waiter;
   }
 
   private leave(): void {
@@ -112,6 +137,6 @@ export class ReadGate {
   /** Lets waiting reads in while there is room (more room after a reload raised the limit). */
   private admitWaiting(): void {
     const { concurrency } = this.limits();
-    while (this.running < concurrency && this.queue.length) this.queue.shift()!.admit();
+    while (this.running < concurrency && this.queued > 0) this.next().admit();
   }
 }

@@ -31,6 +31,26 @@ t.test('at most `concurrency` reads run; the others start in arrival order as sl
   t.same(await Promise.all(results), ['a', 'b', 'c', 'd'], 'each read gets its own result');
 });
 
+t.test('turns go round the waiting owners: one account\'s burst does not hold back another\'s read', async (t) => {
+  const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 60_000 }));
+  const log: string[] = [];
+  const names = ['a1', 'a2', 'a3', 'b1', 'a4', 'b2'];
+  const reads = new Map(names.map((n) => [n, heldRead(log, n)]));
+  const results = names.map((n) => gate.run(reads.get(n)!.read, { owner: n.startsWith('a') ? 1 : 2 }));
+  await settle();
+  t.equal(gate.waiting, 5);
+  for (let i = 0; i < names.length; i++) {
+    // end the one read running now; the gate picks the next
+    const running = log.filter((l) => l.startsWith('start ')).at(-1)!.slice('start '.length);
+    reads.get(running)!.finish();
+    await settle(); await settle();
+  }
+  t.same(log.filter((l) => l.startsWith('start')), ['start a1', 'start a2', 'start b1', 'start a3', 'start b2', 'start a4'],
+    'in arrival order within an owner, alternating between owners');
+  t.equal(gate.waiting, 0);
+  t.same(await Promise.all(results), ['a1', 'a2', 'a3', 'b1', 'a4', 'b2']);
+});
+
 t.test('a read that waits past the queue timeout is refused with 503, and the queue moves on', async (t) => {
   const gate = new ReadGate(() => ({ concurrency: 1, queueTimeoutMs: 20 }));
   const log: string[] = [];
