@@ -102,6 +102,10 @@ export const configSchema = {
           type: 'integer', minimum: 1, default: 50, reload: 'live',
           description: 'batch metric updates/deletes touching more metrics than this run as a background job (202)',
         },
+        answer_measurements: {
+          type: 'integer', minimum: 1000, default: 1000000, reload: 'live',
+          description: 'measurements (source-based: records) one query answer may hold over all its series; a query past it is a 400',
+        },
         wide_reads: {
           type: 'object',
           additionalProperties: false,

@@ -44,6 +44,8 @@ export interface Config {
     /** new series an account may create in any hour; 0: no limit */
     new_series_per_hour: number;
     batch_job_threshold: number;
+    /** measurements one query answer may hold */
+    answer_measurements: number;
     rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
     /** reads of more series than one read batch: at most `concurrency` at once */
     wide_reads: { concurrency: number; queue_timeout_ms: number };

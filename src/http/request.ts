@@ -1,6 +1,8 @@
 // Small readers of the request that every route file needs.
 import type { Ctx } from './state.js';
 import { ApiError } from '../errors.js';
+import type { Config } from '../config/types.js';
+import type { QueryOptions } from '../query/answer-size.js';
 
 export function isForm(ctx: Ctx): boolean {
   return ctx.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
@@ -28,6 +30,11 @@ const clientSignals = new WeakMap<Ctx, AbortSignal>();
  * run for nobody (a dashboard that gave up and asked again would otherwise queue the same
  * read twice).
  */
+/** A query's options from its request: the client's signal, and the configured answer size. */
+export function queryOptions(ctx: Ctx, config: { limits: Pick<Config['limits'], 'answer_measurements'> }): QueryOptions {
+  return { reads: { signal: clientSignal(ctx) }, maxAnswer: config.limits.answer_measurements };
+}
+
 export function clientSignal(ctx: Ctx): AbortSignal {
   const known = clientSignals.get(ctx);
   if (known) return known;

@@ -1,11 +1,13 @@
 // One composite query for a request: the time window (start_time and resolution
 // required), the expression parsed and checked, evaluated over the caller's own series.
 import type { Retention } from '../tsdb/retention.js';
-import type { ReadOptions } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
 import { parseComposite } from './composite/parse.js';
 import { evaluateComposite } from './composite/evaluate.js';
 import type { Series } from './composite/series.js';
+import { answeredPoints } from './composite/response.js';
+import { composeError } from './composite/error.js';
+import { AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
 import type { TagFilter } from './composite/source.js';
 import { StoredCompositeSource, type CompositeSourceDeps } from './composite-source.js';
 import { parseWindow, type Window } from './window.js';
@@ -20,11 +22,14 @@ export function composeWindow(params: Params, now: number, retention: Retention)
 }
 
 export async function runCompose(
-  deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter, reads: ReadOptions = {},
+  deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter, opts: QueryOptions = {},
 ): Promise<Series[]> {
   const expr = parseComposite(definition);
-  const source = new StoredCompositeSource(deps, account, now, retention, reads);
-  return evaluateComposite(expr, source, { from: window.from, to: window.to, resolution: window.resolution, dynamicTags });
+  const source = new StoredCompositeSource(deps, account, now, retention, opts.reads ?? {});
+  const set = await evaluateComposite(expr, source, { from: window.from, to: window.to, resolution: window.resolution, dynamicTags });
+  const size = new AnswerSize(opts.maxAnswer ?? MAX_ANSWER_MEASUREMENTS, (message) => composeError(`${message}; use a coarser resolution, a shorter time range or fewer series`));
+  for (const s of set) size.add(answeredPoints(s));
+  return set;
 }
 
 /** Each parameter of a query string once (a repeated one is a 400), by name. */

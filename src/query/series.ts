@@ -1,13 +1,14 @@
 // GET /v1/measurements/:name: select series through the tag index, read the chosen tier,
 // roll up to the resolution, summarise, group, order by tag pairs, paginate.
 import type { MetricCatalog } from '../domain/metrics.js';
-import type { Points, ReadOptions, SeriesRef, SeriesStore } from '../tsdb/engine.js';
+import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
 import { GroupFold, columnsFor, fromSummarize, forEachValue, summarize, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
+import { ALL_SUMMARY_WEIGHT, AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
 
 /** Series (or groups) per page. */
 export const SERIES_PAGE = 100;
@@ -59,8 +60,8 @@ function units(refs: SeriesRef[], groupBy: SeriesQuery['groupBy']): Unit[] {
   return [...groups.values()];
 }
 
-/** `reads`: how its reads are admitted (the request's signal) */
-export async function runSeriesQuery(deps: QueryDeps, account: number, q: SeriesQuery, path: string, reads: ReadOptions = {}): Promise<SeriesResult> {
+export async function runSeriesQuery(deps: QueryDeps, account: number, q: SeriesQuery, path: string, opts: QueryOptions = {}): Promise<SeriesResult> {
+  const { reads = {}, maxAnswer = MAX_ANSWER_MEASUREMENTS } = opts;
   const metric = await deps.catalog.get(account, q.metric);
   if (!metric) throw notFound('Metric');
   const fn: SummaryFunction = q.summaryFunction ?? fromSummarize(metric.attributes.summarize_function);
@@ -81,11 +82,19 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
   }
   const counter = metric.type === 'counter';
   const series: SeriesResult['series'] = [];
+  const size = new AnswerSize(maxAnswer, (message) => paramError('resolution', `${message}; use a coarser resolution, a shorter time range or a narrower tag filter`));
   if (q.groupBy === null) {
-    const points = await deps.engine.read(account, refs.map((r) => r.id), tier, readFrom, to, reads);
+    // series by series, so a read too large to answer stops at the series that overflows
+    const summaries: Measurement[][] = new Array(page.length);
+    const visit = (n: number, p: Points) => {
+      const measurements = summarize(rollUp(p, resolution), fn, from, counter);
+      size.add(fn === 'all' ? measurements.length * ALL_SUMMARY_WEIGHT : measurements.length);
+      summaries[n] = measurements;
+    };
+    await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(fn), reads);
     page.forEach((unit, at) => {
-      const measurements = summarize(rollUp(points[at]!, resolution), fn, from, counter);
-      if (measurements.length) series.push({ tags: unit.tags, measurements });
+      const measurements = summaries[at];
+      if (measurements?.length) series.push({ tags: unit.tags, measurements });
     });
   } else {
     // a group may span thousands of series: each is folded into its group as it is read
@@ -97,6 +106,7 @@ export async function runSeriesQuery(deps: QueryDeps, account: number, q: Series
     await deps.engine.readEach(account, refs.map((r) => r.id), tier, readFrom, to, visit, columnsFor(perSeries), reads);
     page.forEach((unit, u) => {
       const measurements = folds[u]!.measurements();
+      size.add(measurements.length);
       if (measurements.length) series.push({ tags: unit.tags, measurements });
     });
   }

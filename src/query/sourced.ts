@@ -3,10 +3,12 @@
 // Counters are returned as submitted; whenever they are summarized they are first turned
 // into deltas, a decrease counting as a reset (the delta is then the new value).
 import { metricKey, type MetricRecord } from '../domain/metrics.js';
-import type { Points, ReadOptions, SeriesStore } from '../tsdb/engine.js';
-import { emptyPoints, pushPoint, rollUp, sortMerge } from '../tsdb/points.js';
+import type { Points, SeriesStore } from '../tsdb/engine.js';
+import { emptyPoints, pushPoint, rollUp, slicePoints, sortMerge } from '../tsdb/points.js';
 import type { Summary } from '../tsdb/sample.js';
+import { paramError } from '../errors.js';
 import type { SourcedQuery } from './sourced-params.js';
+import { AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
 
 /** Records per source in one response; beyond it `query.next_time` continues. */
 export const PAGE_RECORDS = 1000;
@@ -33,8 +35,8 @@ export interface SourcedResult {
   query: { next_time?: number };
 }
 
-/** `reads`: how its reads are admitted (the request's signal) */
-export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery, reads: ReadOptions = {}): Promise<SourcedResult> {
+export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery, opts: QueryOptions = {}): Promise<SourcedResult> {
+  const { reads = {}, maxAnswer = MAX_ANSWER_MEASUREMENTS } = opts;
   const counter = metric.type === 'counter';
   const summarizing = q.summarizeTime || q.summarizeSources;
   // Deltas need the bucket before the first one.
@@ -49,10 +51,16 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
   }
   const sources = [...bySource.keys()].sort();
   const buckets = new Map<string, Points>();
+  // what a page can take of each source, counted as it is read: 5,000 sources of a day's
+  // records would otherwise all be held, and answered, at once
+  const size = new AnswerSize(maxAnswer, (message) => paramError('sources', `${message}; use a coarser resolution, a shorter time range, count, or fewer sources`));
   for (const source of sources) {
     const ids = bySource.get(source)!;
     const rolled = (await engine.read(account, ids, q.tier, readFrom, q.to, reads)).map((p) => rollUp(p, q.resolution));
-    buckets.set(source, counter && summarizing ? deltas(sortMerge(rolled.map((p) => deltaPoints(p))), q.from) : sortMerge(rolled));
+    const all = counter && summarizing ? deltas(sortMerge(rolled.map((p) => deltaPoints(p))), q.from) : sortMerge(rolled);
+    const kept = pageable(all, q);
+    size.add(Math.min(kept.t.length, q.count ?? PAGE_RECORDS));
+    buckets.set(source, kept);
   }
 
   // One page: cut every source at the earliest time where some source overflows.
@@ -87,6 +95,17 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
     if (all.length) measurements[ALL_SOURCES] = all;
   }
   return { resolution: q.resolution, measurements, query: nextTime === undefined ? {} : { next_time: nextTime } };
+}
+
+/**
+ * The records of a source a page can use: the last `count` before end_time, the first
+ * `count` after start_time, or without a count the first PAGE_RECORDS and one more, which
+ * tells where the page ends.
+ */
+function pageable(p: Points, q: Pick<SourcedQuery, 'count' | 'fromEnd'>): Points {
+  const keep = q.count ?? PAGE_RECORDS + 1;
+  if (p.t.length <= keep) return p;
+  return q.fromEnd ? slicePoints(p, p.t.length - keep) : slicePoints(p, 0, keep);
 }
 
 function at(p: Points, i: number): Summary {

@@ -36,6 +36,11 @@ export function pushPoint(p: Points, t: number, s: Summary): void {
   p.sumsq.push(s.sumsq);
 }
 
+/** Points [start, end) of `p`, copied. */
+export function slicePoints(p: Points, start: number, end = p.t.length): Points {
+  return { t: p.t.slice(start, end), count: p.count.slice(start, end), sum: p.sum.slice(start, end), min: p.min.slice(start, end), max: p.max.slice(start, end), last: p.last.slice(start, end), sumsq: p.sumsq.slice(start, end) };
+}
+
 /** Merges point j of `src` into point i of `dst` (same time; src written later). */
 export function mergeInto(dst: Points, i: number, src: Points, j: number): void {
   dst.count[i]! += src.count[j]!;

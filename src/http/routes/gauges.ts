@@ -2,7 +2,7 @@
 // older, smaller response shape.
 import Router from '@koa/router';
 import { accountId, type RequestState } from '../state.js';
-import { clientSignal } from '../request.js';
+import { queryOptions } from '../request.js';
 import { notFound } from '../../errors.js';
 import { parseSourcedQuery } from '../../query/sourced-params.js';
 import { runSourcedQuery } from '../../query/sourced.js';
@@ -25,7 +25,7 @@ export function gaugesRoutes(deps: GaugesDeps): Router<RequestState> {
     ctx.set('Deprecation', 'true');
     ctx.set('Link', `</v1/metrics/${encodeURIComponent(metric.name)}>; rel="successor-version"`);
     const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), deps.config.storage.retention);
-    const { resolution, measurements } = await runSourcedQuery(deps.engine, accountId(ctx), metric, q, { signal: clientSignal(ctx) });
+    const { resolution, measurements } = await runSourcedQuery(deps.engine, accountId(ctx), metric, q, queryOptions(ctx, deps.config));
     ctx.body = { name: metric.name, description: metric.description, resolution, measurements };
   });
   return r;

@@ -2,7 +2,7 @@
 // rules live in ingest/ and query/.
 import Router from '@koa/router';
 import { accountId, type Ctx, type RequestState } from '../state.js';
-import { body, clientSignal, userAgent } from '../request.js';
+import { body, queryOptions, userAgent } from '../request.js';
 import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { bodyText } from '../../ingest/tagged-fast.js';
@@ -72,7 +72,7 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     const retention = deps.config.storage.retention;
     const p = composeParams(ctx.querystring);
     const window = composeWindow(p, now, retention);
-    return compositeView(await runCompose(deps, account, p.compose, window, now, retention, undefined, { signal: clientSignal(ctx) }));
+    return compositeView(await runCompose(deps, account, p.compose, window, now, retention, undefined, queryOptions(ctx, deps.config)));
   };
 
   r.get('/', async (ctx) => {
@@ -94,12 +94,12 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     if (metric?.type === 'composite' && metric.composite !== null) {
       // a persisted composite: its definition is evaluated, answered like a metric's series
       const window = composeWindow(singleParams(ctx.querystring, ['start_time', 'end_time', 'resolution']), now, retention);
-      const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring), { signal: clientSignal(ctx) });
+      const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring), queryOptions(ctx, deps.config));
       ctx.body = persistedCompositeView(metric.name, window.resolution, set);
       return;
     }
     const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, retention);
-    const result = await runSeriesQuery(deps, account, q, `${ctx.path}`, { signal: clientSignal(ctx) });
+    const result = await runSeriesQuery(deps, account, q, `${ctx.path}`, queryOptions(ctx, deps.config));
     ctx.type = 'application/json';
     ctx.body = seriesJson(result);
   });

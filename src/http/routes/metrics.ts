@@ -1,7 +1,7 @@
 // /v1/metrics: the metric catalogue (create, read, list, batch update, delete).
 import Router from '@koa/router';
 import { accountId, type RequestState } from '../state.js';
-import { body, clientSignal, isForm, queryOne, userAgent } from '../request.js';
+import { body, isForm, queryOne, queryOptions, userAgent } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { ApiError, notFound } from '../../errors.js';
@@ -52,7 +52,7 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
       const retention = deps.config.storage.retention;
       const p = composeParams(ctx.querystring);
       const window = composeWindow(p, now, retention);
-      const set = await runCompose(deps, accountId(ctx), p.compose, window, now, retention, undefined, { signal: clientSignal(ctx) });
+      const set = await runCompose(deps, accountId(ctx), p.compose, window, now, retention, undefined, queryOptions(ctx, deps.config));
       const displayNames = new Map((await deps.sources.list(accountId(ctx))).map((s) => [s.name, s.display_name]));
       ctx.body = legacyCompositeView(p.compose, window.resolution, set, displayNames);
       return;
@@ -88,7 +88,7 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
       throw new ApiError(400, { request: [`${metric.name} is a composite metric: query it with GET /v1/measurements/${metric.name} (or GET /v1/metrics?compose=...)`] });
     }
     const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), deps.config.storage.retention);
-    ctx.body = { ...metricView(metric), ...(await runSourcedQuery(deps.engine, accountId(ctx), metric, q, { signal: clientSignal(ctx) })) };
+    ctx.body = { ...metricView(metric), ...(await runSourcedQuery(deps.engine, accountId(ctx), metric, q, queryOptions(ctx, deps.config))) };
   });
 
   r.put('/:name', async (ctx) => {

@@ -11,6 +11,13 @@ export interface CompositeSeriesView {
   period: number;
 }
 
+/** The points of `s` an answer carries: not gaps, and finite. */
+export function answeredPoints(s: Series): number {
+  let n = 0;
+  for (const v of s.values) if (Number.isFinite(v)) n++;
+  return n;
+}
+
 export function compositeView(set: readonly Series[]): CompositeSeriesView[] {
   const out: CompositeSeriesView[] = [];
   for (const s of set) {
