@@ -2,7 +2,7 @@
 import type { Ctx } from './state.js';
 import { ApiError } from '../errors.js';
 import type { Config } from '../config/types.js';
-import type { QueryOptions } from '../query/answer-size.js';
+import type { QueryOptions } from '../query/bounds.js';
 
 export function isForm(ctx: Ctx): boolean {
   return ctx.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';

@@ -7,7 +7,7 @@ import { evaluateComposite } from './composite/evaluate.js';
 import type { Series } from './composite/series.js';
 import { answeredPoints } from './composite/response.js';
 import { composeError } from './composite/error.js';
-import { AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
+import { AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './bounds.js';
 import type { TagFilter } from './composite/source.js';
 import { StoredCompositeSource, type CompositeSourceDeps } from './composite-source.js';
 import { parseWindow, type Window } from './window.js';

@@ -8,12 +8,10 @@ import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
 import { GroupFold, columnsFor, fromSummarize, forEachValue, summarize, type Measurement, type SummaryFunction } from './summary.js';
 import { encodeCursor } from './cursor.js';
-import { ALL_SUMMARY_WEIGHT, AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
+import { ALL_SUMMARY_WEIGHT, AnswerSize, MAX_ANSWER_MEASUREMENTS, MAX_QUERY_POINTS, type QueryOptions } from './bounds.js';
 
 /** Series (or groups) per page. */
 export const SERIES_PAGE = 100;
-/** Upper bound of series x buckets one query may compute (memory and time guard). */
-export const MAX_QUERY_POINTS = 20_000_000;
 
 export interface QueryDeps {
   catalog: MetricCatalog;

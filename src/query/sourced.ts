@@ -8,7 +8,7 @@ import { emptyPoints, pushPoint, rollUp, slicePoints, sortMerge } from '../tsdb/
 import type { Summary } from '../tsdb/sample.js';
 import { paramError } from '../errors.js';
 import type { SourcedQuery } from './sourced-params.js';
-import { AnswerSize, MAX_ANSWER_MEASUREMENTS, type QueryOptions } from './answer-size.js';
+import { AnswerSize, MAX_ANSWER_MEASUREMENTS, MAX_QUERY_POINTS, type QueryOptions } from './bounds.js';
 
 /** Records per source in one response; beyond it `query.next_time` continues. */
 export const PAGE_RECORDS = 1000;
@@ -48,6 +48,13 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
     const ids = bySource.get(source) ?? [];
     ids.push(ref.id);
     bySource.set(source, ids);
+  }
+  // the tagged query's read bound: each source's whole window is read before its page is cut
+  let series = 0;
+  for (const ids of bySource.values()) series += ids.length;
+  const readPoints = series * Math.ceil((q.to - readFrom) / q.resolution);
+  if (readPoints > MAX_QUERY_POINTS) {
+    throw paramError('resolution', `this query would read up to ${readPoints} points (limit ${MAX_QUERY_POINTS}); use a coarser resolution, a shorter time range or fewer sources`);
   }
   const sources = [...bySource.keys()].sort();
   const buckets = new Map<string, Points>();

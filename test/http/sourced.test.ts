@@ -199,3 +199,16 @@ t.test('bad input: 4xx with the envelope, nothing stored', async (t) => {
   const recorder = await s.newAccount('recorder@example.com', 'recorder');
   t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: [{ name: 'a', value: 1 }] }, auth: recorder })).status, 200);
 });
+
+t.test('a read over more series x buckets than a query may read is a 400 before reading', async (t) => {
+  const s = await startTestServer(t);
+  // 150 sources x 172,000 one-second buckets: 25.8 M, past the 20 M that a tagged query may read too
+  const gauges = Array.from({ length: 150 }, (_, i) => ({ name: 'wide', value: i, source: `s${i}`, measure_time: BASE }));
+  t.equal((await s.request('POST', '/v1/metrics', { json: { gauges } })).status, 200);
+  const r = await s.get(`/v1/metrics/wide?start_time=${NOW - 172_000}&resolution=1`);
+  t.equal(r.status, 400);
+  t.match(r.body, { errors: { params: { resolution: [/would read up to 258\d{5} points \(limit 20000000\)/] } } });
+  const fewer = await read(s, 'wide', `start_time=${NOW - 172_000}&resolution=1&sources[]=s1*`);
+  t.equal(Object.keys(fewer.measurements).length, 61, 'fewer sources: s1, s10-s19 and s100-s149');
+  t.equal(Object.keys((await read(s, 'wide', `start_time=${NOW - 172_000}&resolution=60`)).measurements).length, 150, 'a coarser resolution');
+});

@@ -1,9 +1,13 @@
-// How much one query answer may hold. Its measurements become objects and then one JSON
+// How much one query may read and answer. The read bound is checked before anything is
+// read, from series x buckets. An answer's measurements become objects and then one JSON
 // text, about 0.4-0.6 KB a measurement at the peak: a 2-day raw read of 100 series with
 // summary_function=all (17 M measurements) took the server to 3.6 GB and ended in a 500
 // when the text passed V8's longest string. Counted as the answer is built, so a sparse
 // series read at a fine resolution is refused only when its points are really there.
 import type { ReadOptions } from '../tsdb/engine.js';
+
+/** Upper bound of series x buckets one query may read (memory and time guard). */
+export const MAX_QUERY_POINTS = 20_000_000;
 
 /** `limits.answer_measurements`'s default. */
 export const MAX_ANSWER_MEASUREMENTS = 1_000_000;
