@@ -30,11 +30,6 @@ const clientSignals = new WeakMap<Ctx, AbortSignal>();
  * run for nobody (a dashboard that gave up and asked again would otherwise queue the same
  * read twice).
  */
-/** A query's options from its request: the client's signal, and the configured answer size. */
-export function queryOptions(ctx: Ctx, config: { limits: Pick<Config['limits'], 'answer_measurements'> }): QueryOptions {
-  return { reads: { signal: clientSignal(ctx) }, maxAnswer: config.limits.answer_measurements };
-}
-
 export function clientSignal(ctx: Ctx): AbortSignal {
   const known = clientSignals.get(ctx);
   if (known) return known;
@@ -45,4 +40,9 @@ export function clientSignal(ctx: Ctx): AbortSignal {
   else res.once('close', () => { if (!res.writableFinished) gone(); });
   clientSignals.set(ctx, ac.signal);
   return ac.signal;
+}
+
+/** A query's options from its request: the client's signal, and the configured answer size. */
+export function queryOptions(ctx: Ctx, config: { limits: Pick<Config['limits'], 'answer_measurements'> }): QueryOptions {
+  return { reads: { signal: clientSignal(ctx) }, maxAnswer: config.limits.answer_measurements };
 }
