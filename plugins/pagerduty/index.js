@@ -33,13 +33,11 @@ export default {
   secrets: ['service_key'],
   async send(n, settings, ctx) {
     const base = String(settings.base_url ?? 'https://events.pagerduty.com').replace(/\/+$/, '');
-    const res = await fetch(`${base}/v2/enqueue`, {
-      method: 'POST', redirect: 'manual',
+    const res = await ctx.post(`${base}/v2/enqueue`, {
       headers: { 'content-type': 'application/json', 'user-agent': 'Gaugeway pagerduty' },
       body: JSON.stringify(event(n, settings, ctx.externalUrl)),
-      signal: AbortSignal.timeout(ctx.timeoutMs),
     });
-    const text = await res.text().catch(() => '');
+    const text = res.text;
     // 202 Accepted is PagerDuty's answer; 400 says what is wrong, 429 asks to retry later
     if (res.status < 200 || res.status >= 300) throw new Error(`PagerDuty answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   },

@@ -39,13 +39,11 @@ export function message(n, externalUrl) {
 export default {
   type: 'slack',
   async send(n, settings, ctx) {
-    const res = await fetch(String(settings.url), {
-      method: 'POST', redirect: 'manual',
+    const res = await ctx.post(String(settings.url), {
       headers: { 'content-type': 'application/json', 'user-agent': 'Gaugeway slack', 'idempotency-key': ctx.idempotencyKey },
       body: JSON.stringify(message(n, ctx.externalUrl)),
-      signal: AbortSignal.timeout(ctx.timeoutMs),
     });
-    const text = await res.text().catch(() => '');
+    const text = res.text;
     if (res.status < 200 || res.status >= 300) throw new Error(`Slack answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   },
 };

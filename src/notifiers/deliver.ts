@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { PluginRegistry } from './registry.js';
 import type { Notification } from './plugin.js';
 import type { UrlPolicy } from './url-policy.js';
+import { postBounded, type PostRequest } from './post.js';
 
 export interface DeliveryOutcome {
   status: 'sent' | 'failed';
@@ -49,7 +50,15 @@ export async function deliverOnce(
       if (problem) return { status: 'failed', error: `settings.${key} ${problem}`, duration_ms: Math.round(performance.now() - started) };
     }
     const checkUrl = (url: string) => policy.checkResolved(url);
-    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl });
+    // one deadline for the whole attempt, the answer's body included
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const post = async (url: string | URL, request: PostRequest) => {
+      // a URL the plugin built itself gets the policy too (settings URLs pass it again: cheap)
+      const problem = await policy.checkResolved(String(url));
+      if (problem) throw new Error(`the URL ${problem}`);
+      return postBounded(url, request, signal);
+    };
+    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl, post });
     return { status: 'sent', error: null, duration_ms: Math.round(performance.now() - started) };
   } catch (err) {
     const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);

@@ -4,6 +4,9 @@
 // plain modules with these types, not compiled with the project, so a third-party plugin
 // needs no build step and no change to src/ (docs/plugins.md says why).
 import type { Logger } from '../log.js';
+import type { PostAnswer, PostRequest } from './post.js';
+
+export type { PostAnswer, PostRequest };
 
 export interface AlertRef {
   id: number;
@@ -54,6 +57,12 @@ export interface DeliveryContext {
    * the settings are checked before `send` is called)
    */
   checkUrl(url: string): Promise<string | null>;
+  /**
+   * POSTs to `url` as plugins should: through the outbound policy, no redirect followed,
+   * given up at `timeoutMs`, at most 4 KiB of the answer read (the rest is cancelled).
+   * Throws when the policy refuses the URL or no answer came.
+   */
+  post(url: string | URL, request: PostRequest): Promise<PostAnswer>;
   log: Logger;
 }
 

@@ -11,8 +11,7 @@ export default {
       ? `Alert ${n.alert.name} has cleared`
       : `${n.triggered_by_user_test ? '[Test] ' : ''}Alert ${n.alert.name} has triggered!`;
     const streams = Object.keys(n.violations ?? {});
-    const res = await fetch(String(settings.url), {
-      method: 'POST',
+    const res = await ctx.post(String(settings.url), {
       headers: {
         title,
         tags: n.kind === 'clear' ? 'white_check_mark' : 'warning',
@@ -20,8 +19,7 @@ export default {
         ...(ctx.externalUrl ? { click: `${ctx.externalUrl.replace(/\/$/, '')}/` } : {}),
       },
       body: streams.length ? `${title}: ${streams.join('; ')}` : title,
-      signal: AbortSignal.timeout(ctx.timeoutMs),
     });
-    if (!res.ok) throw new Error(`ntfy answered HTTP ${res.status}`);
+    if (res.status < 200 || res.status >= 300) throw new Error(`ntfy answered HTTP ${res.status}`);
   },
 };
