@@ -63,6 +63,14 @@ export interface EventQuery {
 }
 
 export const MAX_EVENTS_PER_QUERY = 1000;
+/**
+ * What the events of one answer may hold, as JSON. An event may be ~120 kB (50 links of
+ * 2 kB URLs), so 1000 of them would be a 120 MB answer costing the service ~700 MB to build;
+ * real events are a few hundred bytes, so this refuses only what no chart could show.
+ */
+export const MAX_EVENTS_ANSWER_BYTES = 8 * 1024 * 1024;
+/** Deletes of one write when a stream goes: a stream of a million events is not one batch. */
+const DELETE_BATCH = 1000;
 /** The group of events that have no source. */
 export const UNASSIGNED = 'unassigned';
 
@@ -103,8 +111,13 @@ export class Annotations {
     const from = `${eventsOf(stream.name)}${idKey(q.start_time)}`;
     const to = `${eventsOf(stream.name)}${idKey(q.end_time)}~`; // `~` sorts after the `!<id>` suffix
     const found: AnnotationEvent[] = [];
+    let bytes = 0;
     for await (const event of this.events.range(accountId, from, to, true)) {
       if (globs.length && !globs.some((g) => g.test(event.source ?? UNASSIGNED))) continue;
+      bytes += JSON.stringify(event).length;
+      if (bytes > MAX_EVENTS_ANSWER_BYTES) {
+        throw paramErrors({ count: [`the latest ${found.length + 1} events of this window hold more than ${MAX_EVENTS_ANSWER_BYTES / 1024 / 1024} MiB; ask for fewer (count) or a shorter window (start_time, end_time)`] });
+      }
       found.push(event);
       if (found.length >= q.count) break;
     }
@@ -226,10 +239,17 @@ export class Annotations {
   deleteStream(accountId: number, rawName: string): Promise<void> {
     return this.lock.run(accountId, async () => {
       const stream = await this.stream(accountId, rawName);
-      const ops: WriteOp[] = [this.streams.del(accountId, stream.name)];
-      for (const key of await this.events.keys(accountId, eventsOf(stream.name))) ops.push(this.events.del(accountId, key));
-      for (const key of await this.starts.keys(accountId, eventsOf(stream.name))) ops.push(this.starts.del(accountId, key));
-      await this.commit.write(ops);
+      // The events in batches, the stream last: a crash part-way leaves the stream with
+      // fewer events, and deleting it again finishes the job.
+      for (const records of [this.events, this.starts] as Collection<unknown>[]) {
+        let ops: WriteOp[] = [];
+        for await (const key of records.keys(accountId, eventsOf(stream.name))) {
+          ops.push(records.del(accountId, key));
+          if (ops.length >= DELETE_BATCH) { await this.commit.write(ops); ops = []; }
+        }
+        if (ops.length) await this.commit.write(ops);
+      }
+      await this.commit.write([this.streams.del(accountId, stream.name)]);
     });
   }
 

@@ -29,11 +29,11 @@ export class Collection<T> {
     yield* this.level.values({ gte: this.key(accountId, from), lt: this.key(accountId, to), reverse });
   }
 
-  async keys(accountId: number, prefix = ''): Promise<string[]> {
+  /** The account's keys (without the account) that start with `prefix`, in key order, read as iterated. */
+  async *keys(accountId: number, prefix = ''): AsyncGenerator<string> {
     const base = this.key(accountId, '');
     const start = base + prefix;
-    const ks = await this.level.keys({ gte: start, lt: start + '\uffff' }).all();
-    return ks.map((k) => k.slice(base.length));
+    for await (const k of this.level.keys({ gte: start, lt: start + '\uffff' })) yield k.slice(base.length);
   }
 
   put(accountId: number, key: string, value: T): WriteOp {

@@ -222,6 +222,32 @@ t.test('deleting an event, then the stream with all its events', async (t) => {
   t.equal((await s.get(`/v1/annotations/deploys/${b.id}`)).status, 404);
 });
 
+t.test('a stream of more events than one delete batch goes whole', async (t) => {
+  const s = await startTestServer(t);
+  const ids: number[] = [];
+  for (let i = 0; i < 2100; i++) ids.push((await post(s, 'many', { title: `e${i}`, start_time: 1000 + i })).id);
+  t.equal((await s.request('DELETE', '/v1/annotations/many')).status, 204);
+  t.equal((await s.get(`/v1/annotations/many/${ids[2099]}`)).status, 404);
+  await post(s, 'many', { title: 'fresh', start_time: 5 });
+  const fresh = await s.get('/v1/annotations/many');
+  t.same(fresh.body.events[0].unassigned.map((x: { title: string }) => x.title), ['fresh'], 'nothing of the old stream is left');
+  for (const id of [ids[0], ids[999], ids[1000], ids[2099]]) t.equal((await s.get(`/v1/annotations/many/${id}`)).status, 404);
+});
+
+t.test('an answer of events is bounded in bytes: a window of huge events is a 400 under count', async (t) => {
+  const s = await startTestServer(t);
+  // ~110 kB an event, all within the schema's bounds: 80 of them pass 8 MiB
+  const links = Array.from({ length: 50 }, (_, i) => ({ rel: `r${i}`, href: `https://runbooks.example.com/${'a'.repeat(2000)}` }));
+  for (let i = 0; i < 80; i++) await post(s, 'huge', { title: `e${i}`, start_time: 1000 + i, description: 'd'.repeat(4096), links });
+  const all = await s.get('/v1/annotations/huge');
+  t.equal(all.status, 400);
+  t.match(all.body, { errors: { params: { count: [/^the latest \d+ events of this window hold more than 8 MiB; ask for fewer \(count\) or a shorter window/] } } });
+  const some = await s.get('/v1/annotations/huge?count=20');
+  t.equal(some.status, 200);
+  t.same(some.body.events[0].unassigned.map((e: { title: string }) => e.title), Array.from({ length: 20 }, (_, i) => `e${60 + i}`), 'the latest 20, oldest first');
+  t.equal((await s.get('/v1/annotations/huge?end_time=1019')).status, 200, 'or a shorter window');
+});
+
 t.test('listing streams: name filter, pagination, orderby and sort', async (t) => {
   const s = await startTestServer(t);
   for (const n of ['web-deploys', 'api-deploys', 'backups', 'db-deploys']) await post(s, n, { title: 'x' });
