@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
-import { alreadyExists, notFound, paramErrors, type ParamErrors, fieldErrors } from '../errors.js';
+import { alreadyExists, notFound, paramErrors, requestError, type ParamErrors, fieldErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
 import { transformProblem } from './transform.js';
 import { displayTextProblem } from './text.js';
@@ -72,6 +72,16 @@ const KNOWN_CHART_FIELDS: ReadonlySet<string> = new Set(CHART_FIELDS);
  */
 export const MAX_CHART_EXTRA_FIELDS = 40;
 
+/**
+ * What the charts of one space may hold together, as stored JSON (the answer of
+ * GET /v1/spaces/:id/charts is about as large). Each chart is bounded by its schema, but
+ * a space of charts at that bound was a 151 MB answer that took the service past 1 GB;
+ * a real dashboard of a hundred charts is well under a megabyte.
+ */
+export const MAX_SPACE_CHART_BYTES = 8 * 1024 * 1024;
+/** Deletes of one write when a space goes: a space of many charts is not one batch. */
+const DELETE_BATCH = 1000;
+
 /** Space names are unique per account without regard to case or surrounding blanks. */
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -107,8 +117,11 @@ export class Spaces {
     return space;
   }
 
+  /** From the keys alone: listing a space does not read its charts. */
   async chartIdsOf(accountId: number, spaceId: number): Promise<number[]> {
-    return (await this.charts.list(accountId, chartsOf(spaceId))).map((c) => c.id);
+    const ids: number[] = [];
+    for await (const key of this.charts.keys(accountId, chartsOf(spaceId))) ids.push(Number(key.slice(chartsOf(spaceId).length)));
+    return ids;
   }
 
   create(accountId: number, input: SpaceInput): Promise<SpaceRecord> {
@@ -137,14 +150,23 @@ export class Spaces {
   delete(accountId: number, spaceId: number): Promise<void> {
     return this.lock.run(accountId, async () => {
       await this.get(accountId, spaceId);
-      const ops: WriteOp[] = [this.spaces.del(accountId, spaceKey(spaceId))];
-      for (const chart of await this.charts.list(accountId)) {
+      // Charts are read one at a time and written in batches, the space record last: a
+      // crash part-way leaves the space with fewer charts, and deleting it again finishes.
+      let ops: WriteOp[] = [];
+      const flush = async (atLeast: number) => {
+        if (ops.length < atLeast) return;
+        await this.commit.write(ops);
+        ops = [];
+      };
+      for await (const chart of this.charts.range(accountId, '', '\uffff')) {
         if (chart.space_id === spaceId) ops.push(this.charts.del(accountId, chartKey(spaceId, chart.id)));
         else if (chart.related_space === spaceId) {
           ops.push(this.charts.put(accountId, chartKey(chart.space_id, chart.id), { ...chart, related_space: null }));
         }
+        await flush(DELETE_BATCH);
       }
-      await this.commit.write(ops);
+      await flush(1);
+      await this.commit.write([this.spaces.del(accountId, spaceKey(spaceId))]);
     });
   }
 
@@ -172,6 +194,7 @@ export class Spaces {
         related_space: null, thresholds: null, extra: {}, created_at: t, updated_at: t,
       };
       const chart = await this.applyChart(accountId, blank, input, ops);
+      await this.checkSpaceBytes(accountId, chart);
       ops.push(this.charts.put(accountId, chartKey(spaceId, id), chart));
       await this.commit.write(ops);
       return chart;
@@ -183,6 +206,7 @@ export class Spaces {
       const existing = await this.getChart(accountId, spaceId, chartId);
       const ops: WriteOp[] = [];
       const chart = { ...(await this.applyChart(accountId, existing, input, ops)), updated_at: now() };
+      await this.checkSpaceBytes(accountId, chart);
       ops.push(this.charts.put(accountId, chartKey(spaceId, chartId), chart));
       await this.commit.write(ops);
       return chart;
@@ -194,6 +218,19 @@ export class Spaces {
       await this.getChart(accountId, spaceId, chartId);
       await this.commit.write([this.charts.del(accountId, chartKey(spaceId, chartId))]);
     });
+  }
+
+  /** Refuses a chart that would take its space's charts past MAX_SPACE_CHART_BYTES (itself counted as it would be stored). */
+  private async checkSpaceBytes(accountId: number, chart: ChartRecord): Promise<void> {
+    let bytes = JSON.stringify(chart).length;
+    const prefix = chartsOf(chart.space_id);
+    for await (const other of this.charts.range(accountId, prefix, `${prefix}~`)) {
+      if (other.id !== chart.id) bytes += JSON.stringify(other).length;
+    }
+    if (bytes > MAX_SPACE_CHART_BYTES) {
+      const mib = (n: number) => n / 1024 / 1024;
+      throw requestError(400, `the charts of a space hold at most ${mib(MAX_SPACE_CHART_BYTES)} MiB; this chart would bring space ${chart.space_id} to ${mib(bytes).toFixed(1)} MiB`);
+    }
   }
 
   private async checkNameFree(accountId: number, name: string, self?: number): Promise<void> {

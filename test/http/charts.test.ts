@@ -318,3 +318,29 @@ t.test('bodies that are not a chart object are 400s with the envelope', async (t
   const text = await s.request('POST', `/v1/spaces/${id}/charts`, { raw: { body: 'name=c', type: 'text/plain' } });
   t.equal(text.status, 415);
 });
+
+t.test('the charts of one space hold at most 8 MiB: the chart past it is a 400, the space stays readable', async (t) => {
+  const s = await startTestServer(t);
+  const id = await space(s, 'wide');
+  // ~2 MB a chart, each field within the schema: two streams of 50 tags x 100 long values
+  const tags = Array.from({ length: 50 }, (_, i) => ({ name: `t${i}`, values: Array.from({ length: 100 }, (_, j) => `v${j}-${'x'.repeat(190)}`) }));
+  const big = (name: string) => ({ name, streams: [{ metric: 'cpu', tags }, { metric: 'mem', tags }] });
+  const ids: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await chart(s, id, big(`big${i}`));
+    t.equal(r.status, 201, `chart ${i} fits`);
+    ids.push(r.body.id);
+  }
+  const over = await chart(s, id, big('one too many'));
+  t.equal(over.status, 400);
+  t.match(over.body, { errors: { request: [/^the charts of a space hold at most 8 MiB; this chart would bring space \d+ to 9\.\d MiB$/] } });
+  const growing = await s.request('PUT', `/v1/spaces/${id}/charts/${ids[0]}`, { json: { streams: [{ metric: 'cpu', tags }, { metric: 'mem', tags }, { metric: 'disk', tags }] } });
+  t.equal(growing.status, 400, 'an update that grows a chart past it too');
+  const small = await chart(s, id, { name: 'small', streams: [{ metric: 'cpu' }] });
+  t.equal(small.status, 201, 'what still fits is taken');
+  t.same((await s.get(`/v1/spaces/${id}`)).body.charts, [...ids, small.body.id].map((c) => ({ id: c })));
+  const listed = await s.get(`/v1/spaces/${id}/charts`);
+  t.same(listed.body.map((c: { name: string }) => c.name), ['big0', 'big1', 'big2', 'big3', 'small']);
+  t.equal((await s.request('DELETE', `/v1/spaces/${id}`)).status, 204);
+  t.equal((await s.get(`/v1/spaces/${id}/charts/${ids[0]}`)).status, 404);
+});
