@@ -19,6 +19,13 @@ export type AlertSummaryFunction = (typeof ALERT_SUMMARY_FUNCTIONS)[number];
 const ALERT_NAME = /^[A-Za-z0-9.:-]{1,255}$/;
 const DEFAULT_REARM = 600;
 
+/**
+ * What an alert's free-form `attributes` may hold, as JSON: runbook links and a few
+ * labels. Unbounded, 20 alerts of 4.5 MB each made a 90 MB alert list, and every
+ * notification carries them.
+ */
+export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
+
 export interface TagFilter {
   name: string;
   /** patterns; `*` is a wildcard */
@@ -202,6 +209,7 @@ export class Alerts {
     if (runbook !== undefined && runbook !== null && (typeof runbook !== 'string' || !/^https?:\/\/\S+$/i.test(runbook))) {
       errors.attributes = ['runbook_url must be an http or https URL'];
     }
+    if (JSON.stringify(attributes).length > MAX_ATTRIBUTES_BYTES) errors.attributes = [`must be at most ${MAX_ATTRIBUTES_BYTES / 1024} KiB as JSON`];
     const kept = new Map((existing?.conditions ?? []).map((c) => [c.id, c]));
     const conditions: ConditionRecord[] = [];
     for (const [i, raw] of (input.conditions ?? []).entries()) {

@@ -1,6 +1,6 @@
 // Small readers of the request that every route file needs.
 import type { Ctx } from './state.js';
-import { ApiError } from '../errors.js';
+import { ApiError, paramError } from '../errors.js';
 import type { Config } from '../config/types.js';
 import type { QueryOptions } from '../query/bounds.js';
 
@@ -16,10 +16,14 @@ export function userAgent(ctx: Ctx): string | null {
   return ctx.get('user-agent') || null;
 }
 
-/** A query parameter given once (the first, if repeated). */
+/**
+ * A query parameter that takes one value. Given twice it is a 400, as in the series
+ * queries: taking either value silently would answer a question the client did not ask.
+ */
 export function queryOne(ctx: Ctx, name: string): string | undefined {
   const v = ctx.query[name];
-  return Array.isArray(v) ? v[0] : v;
+  if (Array.isArray(v)) throw paramError(name, 'must be given once');
+  return v;
 }
 
 const clientSignals = new WeakMap<Ctx, AbortSignal>();

@@ -44,6 +44,8 @@ t.test('create, read, list, update, delete', async (t) => {
   t.same((await s.get('/v1/alerts?version=1')).body.alerts.map((a: { name: string }) => a.name), ['disk.full']);
   t.same((await s.get('/v1/alerts?length=1')).body.alerts.length, 1);
   t.equal((await s.get('/v1/alerts?version=3')).status, 400);
+  t.same((await s.get('/v1/alerts?name=cpu&name=disk')).body, { errors: { params: { name: ['must be given once'] } } }, 'a repeated filter is a 400, not the first value');
+  t.same((await s.get('/v1/alerts?version=1&version=2')).body, { errors: { params: { version: ['must be given once'] } } });
 
   const other = await s.newAccount('other@example.com');
   t.equal((await s.get(`/v1/alerts/${id}`, { auth: other })).status, 404, 'another account\'s alert does not exist for them');
@@ -67,6 +69,8 @@ t.test('every rule of an alert and its conditions is a 400 naming the field; a t
   t.same(await params({ rearm_seconds: 90 }), { rearm_seconds: ['must be a positive multiple of 60'] });
   t.same(await params({ version: 3 }), { version: ['must be 1 or 2'] });
   t.same(await params({ attributes: { runbook_url: 'not a url' } }), { attributes: ['runbook_url must be an http or https URL'] });
+  t.same(await params({ attributes: { notes: 'n'.repeat(16 * 1024) } }), { attributes: ['must be at most 16 KiB as JSON'] });
+  t.equal((await post({ name: 'roomy', attributes: { notes: 'n'.repeat(16 * 1024 - 20) } })).status, 201, 'attributes just within the bound are taken');
   const cond = async (c: Record<string, unknown>) => (await params({ conditions: [c] }))?.['conditions[0]'];
   t.same(await cond({ ...above, type: 'between' }), ['type must be one of above, below, absent']);
   t.same(await cond({ ...above, metric_name: 'bad name' }), ['metric_name must be 1-255 characters of letters, digits, . : - _']);

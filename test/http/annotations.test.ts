@@ -104,6 +104,8 @@ t.test('GET a stream: events in start-time order, grouped by source, in the spec
     ['count=0', { count: ['must be an integer from 1 to 1000'] }],
     ['count=1001', { count: ['must be an integer from 1 to 1000'] }],
     ['sources[]=', { sources: ['must be 1 to 255 characters each'] }],
+    ['count=5&count=10', { count: ['must be given once'] }],
+    ['start_time=1&start_time=2', { start_time: ['must be given once'] }],
   ] as const) {
     const bad = await s.get(`/v1/annotations/deploys?${query}`);
     t.equal(bad.status, 400, query);

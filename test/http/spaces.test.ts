@@ -92,6 +92,7 @@ t.test('listing: name search, pagination, orderby and sort', async (t) => {
   t.same(Object.keys(all.body.spaces[0]).sort(), ['id', 'name', 'tags']);
 
   const search = await s.get('/v1/spaces?name=ALP');
+  t.same((await s.get('/v1/spaces?name=a&name=b')).body, { errors: { params: { name: ['must be given once'] } } }, 'a repeated search is a 400');
   t.same(search.body.query, { found: 2, length: 100, offset: 0, total: 5 });
   t.same(search.body.spaces.map((x: { name: string }) => x.name), ['Alpha', 'alpine']);
 

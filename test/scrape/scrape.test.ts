@@ -95,6 +95,8 @@ t.test('failing targets are down with the reason, and never stop the others', as
   t.same(up, { good: 1, broken: 0, garbage: 0, html: 0, slow: 0, huge: 0, limited: 0 }, 'up says which');
   t.same((await targets(s, '?health=down')).length, 6, 'filter by health');
   t.equal((await s.get('/v1/scrape/targets?health=sideways')).status, 400);
+  t.same((await s.get('/v1/scrape/targets?health=up&health=down')).body, { errors: { params: { health: ['must be given once'] } } });
+  t.same((await s.get('/v1/scrape/targets?job=a&job=b')).body, { errors: { params: { job: ['must be given once'] } } });
 
   // the limit lifted by a reload: NaN is skipped and counted, the rest stored
   const file = join(s.dataDir, 'config.yaml');

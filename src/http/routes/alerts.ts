@@ -1,7 +1,7 @@
 // /v1/alerts: alert definitions (spec "Alerts", notes §5), their services, status and clear.
 import Router from '@koa/router';
 import { accountId, type Ctx, type RequestState } from '../state.js';
-import { body, isForm } from '../request.js';
+import { body, isForm, queryOne } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
 import { pathId } from '../path.js';
@@ -68,8 +68,8 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
   r.get('/', async (ctx) => {
     const account = accountId(ctx);
     const page = parsePage(ctx.query, ['updated_at']);
-    const name = typeof ctx.query.name === 'string' ? ctx.query.name.toLowerCase() : null;
-    const version = ctx.query.version;
+    const name = queryOne(ctx, 'name')?.toLowerCase() ?? null;
+    const version = queryOne(ctx, 'version');
     if (version !== undefined && version !== '1' && version !== '2') throw paramErrors({ version: ['must be 1 or 2'] });
     const matching = (await deps.alerts.list(account))
       .filter((a) => (name === null || a.name.toLowerCase().includes(name)) && (version === undefined || String(a.version) === version));

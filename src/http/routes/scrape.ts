@@ -1,7 +1,8 @@
 // /v1/scrape/targets: the configured scrape targets and their health. Any role of the
 // account that owns a job's data sees its targets; an admin token sees every job's.
 import Router from '@koa/router';
-import type { RequestState } from '../state.js';
+import type { Ctx, RequestState } from '../state.js';
+import { queryOne } from '../request.js';
 import { paramError } from '../../errors.js';
 import type { ScrapeScheduler, TargetView } from '../../scrape/scheduler.js';
 
@@ -32,11 +33,11 @@ function targetView(t: TargetView) {
 export function scrapeRoutes(deps: ScrapeDeps): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/scrape' });
 
-  r.get('/targets', (ctx) => {
+  r.get('/targets', (ctx: Ctx) => {
     const principal = ctx.state.principal!;
     const visible = (account: number | null) => principal.token.role === 'admin' || account === principal.account.id;
-    const job = typeof ctx.query.job === 'string' ? ctx.query.job : null;
-    const health = typeof ctx.query.health === 'string' ? ctx.query.health : null;
+    const job = queryOne(ctx, 'job') ?? null;
+    const health = queryOne(ctx, 'health') ?? null;
     if (health !== null && !HEALTH.includes(health)) throw paramError('health', `must be one of ${HEALTH.join(', ')}`);
     const targets = deps.scrape.targets()
       .filter((t) => visible(t.account) && (job === null || t.job === job) && (health === null || t.health === health))
