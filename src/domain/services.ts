@@ -107,10 +107,18 @@ export class Services {
     });
   }
 
-  async recordDelivery(accountId: number, id: number, d: Delivery): Promise<void> {
-    const list = (await this.deliveries.get(accountId, idKey(id))) ?? [];
-    list.unshift(d);
-    await this.commit.write([this.deliveries.put(accountId, idKey(id), list.slice(0, DELIVERIES_KEPT))]);
+  /**
+   * Under the account's lock: two deliveries finishing together (an alert and a test)
+   * would otherwise each read the list and the second write drop the first's record, and
+   * one finishing after its service was deleted would leave a record of nothing.
+   */
+  recordDelivery(accountId: number, id: number, d: Delivery): Promise<void> {
+    return this.lock.run(accountId, async () => {
+      if (!(await this.records.get(accountId, idKey(id)))) return;
+      const list = (await this.deliveries.get(accountId, idKey(id))) ?? [];
+      list.unshift(d);
+      await this.commit.write([this.deliveries.put(accountId, idKey(id), list.slice(0, DELIVERIES_KEPT))]);
+    });
   }
 
   async lastDeliveries(accountId: number, id: number): Promise<Delivery[]> {

@@ -107,3 +107,14 @@ t.test('a plugin folder in a configured directory works without touching src/; a
   writeFileSync(join(dup, 'my-webhook', 'settings.schema.json'), '{}');
   await t.rejects(PluginRegistry.load([BUILTIN_PLUGINS, dup]), { message: /both deliver type "webhook": remove one/ });
 });
+
+t.test('deliveries finishing together are each recorded; none outlives its service', async (t) => {
+  const s = await startTestServer(t);
+  const hook = await listener(t);
+  const id = (await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: hook.url } } })).body.id;
+  const tests = await Promise.all(Array.from({ length: 8 }, () => s.request('POST', `/v1/services/${id}/test`)));
+  t.same(tests.map((r) => r.body.status), Array(8).fill('sent'));
+  t.equal((await s.get(`/v1/services/${id}/deliveries`)).body.deliveries.length, 8, 'eight tests, eight records');
+  await s.server.rt.services.recordDelivery(1, id + 1000, { time: Date.now(), kind: 'test', status: 'sent', error: null, duration_ms: 1 });
+  t.equal((await s.server.rt.store.json('service_deliveries').keys().all()).length, 1, 'a record for a service that does not exist is dropped');
+});
