@@ -121,7 +121,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   const services = new Services(store, commit, (type, settings) => plugins.check(type, settings)
     ?? (typeof settings === 'object' && settings !== null ? settingsUrlProblems(urlPolicy, settings as Record<string, unknown>) : null),
   (type) => plugins.get(type)?.plugin.secrets ?? []);
-  const alerts = new Alerts(store, commit, async (account, id) => (await services.list(account)).some((s) => s.id === id));
+  const alerts = new Alerts(store, commit, (account, id) => services.exists(account, id));
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
   const alertLog = log.child({ component: 'alerts' });
   const hooks = deliveryHooks(services, plugins, () => ({

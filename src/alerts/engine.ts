@@ -37,6 +37,7 @@ export class AlertEngine {
   private task: { stop(): void | Promise<void> } | null = null;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
+  private tickWaiting = false;
 
   constructor(
     private readonly alerts: Alerts,
@@ -61,7 +62,21 @@ export class AlertEngine {
 
   schedule(expression: string): void {
     void this.task?.stop();
-    this.task = cron.schedule(expression, () => { void this.evaluateAll().catch((err) => this.log.error({ err }, 'alert evaluation failed')); });
+    this.task = cron.schedule(expression, () => { void this.tick()?.catch((err) => this.log.error({ err }, 'alert evaluation failed')); });
+  }
+
+  /**
+   * The schedule's round, or null when one is still waiting for its turn: that round
+   * evaluates at its own start and covers this tick, so rounds that take longer than the
+   * schedule's interval do not pile up behind each other (and delay every clear).
+   */
+  tick(): Promise<void> | null {
+    if (this.tickWaiting) return null;
+    this.tickWaiting = true;
+    return this.serial(() => {
+      this.tickWaiting = false;
+      return this.evaluateKeys([...this.byId.keys()], this.clock());
+    });
   }
 
   async stop(): Promise<void> {
@@ -131,6 +146,11 @@ export class AlertEngine {
     return { firing, cleared };
   }
 
+  /** What the engine keeps in memory: alerts, metrics watched, data times remembered. */
+  sizes(): { alerts: number; watchedMetrics: number; dataTimes: number } {
+    return { alerts: this.byId.size, watchedMetrics: this.watching.size, dataTimes: this.lastData.size };
+  }
+
   /** Resolves once evaluations and the deliveries they made due are done (tests). */
   async idle(): Promise<void> {
     await this.running.catch(() => undefined);
@@ -166,10 +186,23 @@ export class AlertEngine {
   private changed(account: number, id: number, alert: AlertRecord | null): void {
     const key = `${account}!${id}`;
     const old = this.byId.get(key);
-    if (old) for (const c of old.alert.conditions) this.watching.get(`${account}!${canonicalMetricName(c.metric_name)}`)?.delete(key);
+    if (old) {
+      for (const c of old.alert.conditions) {
+        // an emptied set goes too: alerts created and deleted must not leave a metric key each behind
+        const m = `${account}!${canonicalMetricName(c.metric_name)}`;
+        const set = this.watching.get(m);
+        if (set?.delete(key) && set.size === 0) this.watching.delete(m);
+      }
+    }
     this.byId.delete(key);
     if (alert) this.index(account, alert);
-    else void this.serial(() => this.commit.write([this.states.del(account, id)])).catch((err) => this.log.error({ err }, 'could not delete alert state'));
+    else {
+      // after any round in flight, which could remember the alert's data time again
+      void this.serial(() => {
+        this.lastData.delete(key);
+        return this.commit.write([this.states.del(account, id)]);
+      }).catch((err) => this.log.error({ err }, 'could not delete alert state'));
+    }
   }
 
   private index(account: number, alert: AlertRecord): void {

@@ -25,6 +25,12 @@ const DEFAULT_REARM = 600;
  * notification carries them.
  */
 export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
+/**
+ * Tag filters of one condition, as a chart stream has them (50 tags, 100 values a tag):
+ * the engine compiles them on every round, and every alert listing carries them.
+ */
+export const MAX_CONDITION_TAGS = 50;
+export const MAX_TAG_VALUES = 100;
 
 export interface TagFilter {
   name: string;
@@ -268,10 +274,15 @@ export function checkCondition(raw: ConditionInput, problems: string[]): Omit<Co
   const tags: TagFilter[] = [];
   if (raw.tags !== undefined && raw.tags !== null) {
     if (!Array.isArray(raw.tags)) problems.push('tags must be an array of {name, values, grouped}');
+    else if (raw.tags.length > MAX_CONDITION_TAGS) problems.push(`tags: at most ${MAX_CONDITION_TAGS} tags a condition`);
     else {
       for (const t of raw.tags as unknown[]) {
         const tag = t as { name?: unknown; values?: unknown; grouped?: unknown };
         const values = Array.isArray(tag?.values) ? tag.values : null;
+        if (values && values.length > MAX_TAG_VALUES) {
+          problems.push(`tags: at most ${MAX_TAG_VALUES} values a tag`);
+          break;
+        }
         if (typeof tag?.name !== 'string' || tag.name.length === 0 || !values || values.length === 0
           || values.some((v) => typeof v !== 'string' || v.length === 0 || v.length > 255)
           || (tag.grouped !== undefined && typeof tag.grouped !== 'boolean')) {

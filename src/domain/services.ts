@@ -64,6 +64,11 @@ export class Services {
     return this.records.list(accountId);
   }
 
+  /** One keyed read: an alert naming 50 services checks 50 keys, not 50 lists. */
+  async exists(accountId: number, id: number): Promise<boolean> {
+    return (await this.records.get(accountId, idKey(id))) !== undefined;
+  }
+
   async get(accountId: number, id: number): Promise<ServiceRecord> {
     const s = await this.records.get(accountId, idKey(id));
     if (!s) throw notFound('Service');

@@ -246,6 +246,31 @@ t.test('new data is evaluated without waiting for the schedule', async (t) => {
   t.equal(x.payloads()[0]!.alert.name, 'now');
 });
 
+t.test('deleted alerts leave nothing behind in the engine\'s memory', async (t) => {
+  const x = await setup(t);
+  const engine = x.s.server.rt.alertEngine;
+  const ids: number[] = [];
+  for (let i = 0; i < 20; i++) ids.push(await x.alert({ name: `a${i}`, conditions: [{ type: 'above', metric_name: `m${i}`, threshold: 90 }] }));
+  for (let i = 0; i < 20; i++) await x.post(`m${i}`, [[x.t0 + 1, 1]]);
+  await x.evaluate(x.t0 + 2);
+  t.same(engine.sizes(), { alerts: 20, watchedMetrics: 20, dataTimes: 20 });
+  for (const id of ids) t.equal((await x.s.request('DELETE', `/v1/alerts/${id}`)).status, 204);
+  await engine.idle();
+  t.same(engine.sizes(), { alerts: 0, watchedMetrics: 0, dataTimes: 0 });
+});
+
+t.test('a scheduled round still waiting for its turn covers the next tick: rounds do not pile up', async (t) => {
+  const x = await setup(t);
+  const engine = x.s.server.rt.alertEngine;
+  const first = engine.tick();
+  t.ok(first, 'the first tick queues a round');
+  t.equal(engine.tick(), null, 'a tick while that round waits is skipped');
+  await first;
+  const next = engine.tick();
+  t.ok(next, 'once it ran, the next tick queues again');
+  await next;
+});
+
 t.test('a restart neither forgets a firing alert nor sends it again', async (t) => {
   const dir = tempDir(t);
   const x = await setup(t, dir);
