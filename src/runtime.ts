@@ -117,11 +117,13 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   metrics.watchEngine(() => engine.stats());
   metrics.watchWideReads(() => engine.wideReads);
   const retention = new RetentionJob(store, commit, engine, () => rt.config.storage, log.child({ component: 'retention' }));
+  // read on every create, so a reload applies at once
+  const perAccount = () => rt.config.limits.per_account;
   const urlPolicy = new UrlPolicy(() => rt.config.notifications.outbound);
   const services = new Services(store, commit, (type, settings) => plugins.check(type, settings)
     ?? (typeof settings === 'object' && settings !== null ? settingsUrlProblems(urlPolicy, settings as Record<string, unknown>) : null),
-  (type) => plugins.get(type)?.plugin.secrets ?? []);
-  const alerts = new Alerts(store, commit, (account, id) => services.exists(account, id));
+  (type) => plugins.get(type)?.plugin.secrets ?? [], perAccount);
+  const alerts = new Alerts(store, commit, (account, id) => services.exists(account, id), perAccount);
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
   const alertLog = log.child({ component: 'alerts' });
   const hooks = deliveryHooks(services, plugins, () => ({
@@ -138,8 +140,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     spaces: new Spaces(store, commit, async (account, metric) => {
       const m = await catalog.get(account, metric);
       return m && { type: m.type, name: m.name };
-    }, compositeCheck(catalog)),
-    annotations: new Annotations(store, commit),
+    }, compositeCheck(catalog), perAccount),
+    annotations: new Annotations(store, commit, perAccount),
     sources: new Sources(store, commit),
     plugins, services, alerts, alertEngine, urlPolicy,
     stored: (account, metrics, newest) => alertEngine.appended(account, metrics, newest),

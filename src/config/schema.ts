@@ -106,6 +106,19 @@ export const configSchema = {
           type: 'integer', minimum: 1000, default: 1000000, reload: 'live',
           description: 'measurements (source-based: records) one query answer may hold over all its series; a query past it is a 400',
         },
+        per_account: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'how many of each resource one account may hold; a create past it is a 403 that says so',
+          properties: {
+            spaces: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
+            charts_per_space: { type: 'integer', minimum: 1, default: 500, reload: 'live' },
+            alerts: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
+            services: { type: 'integer', minimum: 1, default: 100, reload: 'live' },
+            annotation_streams: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
+          },
+        },
         wide_reads: {
           type: 'object',
           additionalProperties: false,

@@ -9,6 +9,7 @@ import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors, fieldErrors, type ParamErrors } from '../errors.js';
 import { tagNameProblem, tagPatternProblem } from '../match/tag-pattern.js';
 import { AccountLock } from './account-lock.js';
+import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 
 export const CONDITION_TYPES = ['above', 'below', 'absent'] as const;
@@ -108,7 +109,12 @@ export class Alerts {
   private readonly lock = new AccountLock();
   readonly listeners: AlertListener[] = [];
 
-  constructor(store: Store, private readonly commit: CommitQueue, private readonly serviceExists: ServiceExists) {
+  constructor(
+    store: Store,
+    private readonly commit: CommitQueue,
+    private readonly serviceExists: ServiceExists,
+    private readonly limits: AccountLimitsOf,
+  ) {
     this.records = new Collection<AlertRecord>(store, 'alerts');
     this.ids = new Sequence(store, 'alerts');
     this.conditionIds = new Sequence(store, 'alert_conditions');
@@ -137,6 +143,8 @@ export class Alerts {
       if (input.name === undefined) errors.name = ['is required'];
       if (input.conditions === undefined || input.conditions.length === 0) errors.conditions = ['at least one condition is required'];
       if (input.services === undefined || input.services.length === 0) errors.services = ['at least one service is required'];
+      const limit = this.limits().alerts;
+      if (await atLimit(this.records, accountId, limit)) throw overLimit('an account', limit, 'alerts', 'alerts');
       const ops: WriteOp[] = [];
       const fields = await this.checked(accountId, input, null, errors, ops);
       const { id, op } = await this.ids.next();

@@ -10,6 +10,7 @@ import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { AccountLock } from './account-lock.js';
+import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { displayTextProblem } from './text.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 
@@ -87,7 +88,7 @@ export class Annotations {
   private readonly eventIds: Sequence;
   private readonly lock = new AccountLock();
 
-  constructor(store: Store, private readonly commit: CommitQueue) {
+  constructor(store: Store, private readonly commit: CommitQueue, private readonly limits: AccountLimitsOf) {
     this.streams = new Collection<AnnotationStream>(store, 'annotation_streams');
     this.events = new Collection<AnnotationEvent>(store, 'annotation_events');
     this.starts = new Collection<number>(store, 'annotation_event_ids');
@@ -141,6 +142,7 @@ export class Annotations {
     return this.lock.run(accountId, async () => {
       const stream = await this.streams.get(accountId, name);
       if (stream && stream.display_name === (displayName || null)) return 'unchanged';
+      if (!stream) await this.checkStreamCount(accountId);
       await this.commit.write([this.streams.put(accountId, name, { name, display_name: displayName || null, created_at: stream?.created_at ?? now() })]);
       return stream ? 'updated' : 'created';
     });
@@ -154,6 +156,7 @@ export class Annotations {
       const ops: WriteOp[] = [];
       let stream = await this.streams.get(accountId, name);
       if (!stream) {
+        await this.checkStreamCount(accountId);
         stream = { name, display_name: null, created_at: now() };
         ops.push(this.streams.put(accountId, name, stream));
       }
@@ -251,6 +254,11 @@ export class Annotations {
       }
       await this.commit.write([this.streams.del(accountId, stream.name)]);
     });
+  }
+
+  private async checkStreamCount(accountId: number): Promise<void> {
+    const limit = this.limits().annotation_streams;
+    if (await atLimit(this.streams, accountId, limit)) throw overLimit('an account', limit, 'annotation streams', 'annotation_streams');
   }
 
   private putEvent(accountId: number, stream: string, event: AnnotationEvent): WriteOp[] {

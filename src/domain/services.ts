@@ -9,6 +9,7 @@ import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { notFound, paramErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
+import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { displayTextProblem } from './text.js';
 
 export const MASK = '********';
@@ -54,7 +55,13 @@ export class Services {
   /** operations to run in the same batch as a service's deletion (alerts drop it) */
   readonly deleteHooks: ((accountId: number, id: number) => Promise<WriteOp[]>)[] = [];
 
-  constructor(store: Store, private readonly commit: CommitQueue, private readonly check: SettingsCheck, private readonly secretsOf: SecretsOf) {
+  constructor(
+    store: Store,
+    private readonly commit: CommitQueue,
+    private readonly check: SettingsCheck,
+    private readonly secretsOf: SecretsOf,
+    private readonly limits: AccountLimitsOf,
+  ) {
     this.records = new Collection<ServiceRecord>(store, 'services');
     this.deliveries = new Collection<Delivery[]>(store, 'service_deliveries');
     this.ids = new Sequence(store, 'services');
@@ -81,6 +88,8 @@ export class Services {
       const type = input.type ?? '';
       const settings = input.settings ?? {};
       this.checkSettings(type, settings);
+      const limit = this.limits().services;
+      if (await atLimit(this.records, accountId, limit)) throw overLimit('an account', limit, 'services', 'services');
       const { id, op } = await this.ids.next();
       const t = now();
       const record: ServiceRecord = { id, title, type, settings, created_at: t, updated_at: t };

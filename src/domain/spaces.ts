@@ -8,6 +8,7 @@ import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import { alreadyExists, notFound, paramErrors, requestError, type ParamErrors, fieldErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
+import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { transformProblem } from './transform.js';
 import { displayTextProblem } from './text.js';
 import { canonicalMetricName } from './names.js';
@@ -98,7 +99,8 @@ export class Spaces {
     private readonly commit: CommitQueue,
     private readonly metricOf: MetricOf,
     /** parses a composite stream on save (the query layer's parser, handed in) */
-    private readonly checkComposite: CompositeCheck | null = null,
+    private readonly checkComposite: CompositeCheck | null,
+    private readonly limits: AccountLimitsOf,
   ) {
     this.spaces = new Collection<SpaceRecord>(store, 'spaces');
     this.charts = new Collection<ChartRecord>(store, 'charts');
@@ -127,6 +129,8 @@ export class Spaces {
   create(accountId: number, input: SpaceInput): Promise<SpaceRecord> {
     return this.lock.run(accountId, async () => {
       const name = spaceName(input.name);
+      const limit = this.limits().spaces;
+      if (await atLimit(this.spaces, accountId, limit)) throw overLimit('an account', limit, 'spaces', 'spaces');
       await this.checkNameFree(accountId, name);
       const { id, op } = await this.spaceIds.next();
       const t = now();
@@ -185,6 +189,8 @@ export class Spaces {
   createChart(accountId: number, spaceId: number, input: ChartInput): Promise<ChartRecord> {
     return this.lock.run(accountId, async () => {
       await this.get(accountId, spaceId);
+      const limit = this.limits().charts_per_space;
+      if (await atLimit(this.charts, accountId, limit, chartsOf(spaceId))) throw overLimit('a space', limit, 'charts', 'charts_per_space');
       const ops: WriteOp[] = [];
       const { id, op } = await this.chartIds.next();
       ops.push(op);
