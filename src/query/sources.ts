@@ -8,13 +8,18 @@ export interface SourcesDeps {
   sources: Sources;
 }
 
-/** All the account's sources; `filter` matches name or display name, without regard to case. */
-export async function listSources(deps: SourcesDeps, account: number, filter = ''): Promise<SourceRecord[]> {
+/** All the account's sources: those its series name, and those given a display name. */
+export async function listSources(deps: SourcesDeps, account: number): Promise<SourceRecord[]> {
   const byName = new Map<string, SourceRecord>();
   for (const name of deps.engine.tagValues(account, 'source')) byName.set(name, { name, display_name: null });
   for (const r of await deps.sources.list(account)) byName.set(r.name, r);
+  return [...byName.values()];
+}
+
+/** The `name` search of GET /v1/sources: a case-insensitive substring of the name or the display name. */
+export function sourceMatches(s: SourceRecord, filter: string): boolean {
   const f = filter.toLowerCase();
-  return [...byName.values()].filter((s) => !f || s.name.includes(f) || (s.display_name ?? '').toLowerCase().includes(f));
+  return !f || s.name.includes(f) || (s.display_name ?? '').toLowerCase().includes(f);
 }
 
 /** One source: known from its series or from a stored record, else undefined. */

@@ -53,7 +53,13 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
       const p = composeParams(ctx.querystring);
       const window = composeWindow(p, now, retention);
       const set = await runCompose(deps, accountId(ctx), p.compose, window, now, retention, undefined, queryOptions(ctx, deps.config));
-      const displayNames = new Map((await deps.sources.list(accountId(ctx))).map((s) => [s.name, s.display_name]));
+      // the sources of this answer, one keyed read each (not every source record of the account)
+      const displayNames = new Map<string, string | null>();
+      for (const series of set) {
+        const source = series.tags.find(([name]) => name === 'source')?.[1];
+        if (source === undefined || displayNames.has(source)) continue;
+        displayNames.set(source, (await deps.sources.get(accountId(ctx), source))?.display_name ?? null);
+      }
       ctx.body = legacyCompositeView(p.compose, window.resolution, set, displayNames);
       return;
     }

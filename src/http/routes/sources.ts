@@ -7,7 +7,7 @@ import { paginate, parsePage } from '../pagination.js';
 import { notFound } from '../../errors.js';
 import type { Sources } from '../../domain/sources.js';
 import type { SeriesStore } from '../../tsdb/engine.js';
-import { findSource, listSources } from '../../query/sources.js';
+import { findSource, listSources, sourceMatches } from '../../query/sources.js';
 
 const validatePut = bodyValidator<{ display_name?: string | null }>({
   type: 'object',
@@ -30,7 +30,8 @@ export function sourcesRoutes(deps: SourcesDeps): Router<RequestState> {
     const page = parsePage(ctx.query, ['name']);
     const account = accountId(ctx);
     const all = await listSources(deps, account);
-    const matching = await listSources(deps, account, queryOne(ctx, 'name') ?? '');
+    const filter = queryOne(ctx, 'name') ?? '';
+    const matching = filter ? all.filter((s) => sourceMatches(s, filter)) : all;
     const { query, items } = paginate(matching, all.length, page);
     ctx.body = { query, sources: items };
   });
