@@ -44,15 +44,24 @@ export interface OutboxHooks {
 }
 
 const RETRY_CAP_MS = 10 * 60_000;
+/**
+ * Notifications waiting for one service, at most. A receiver down for a day behind a
+ * thousand firing alerts would otherwise gather ~10^5 entries in memory and on disk, more
+ * than one attempt at a time could ever send before retry_max_age; past the bound the
+ * oldest are dropped (recorded and counted as such), since the newest say most about now.
+ */
+export const MAX_PENDING_PER_SERVICE = 1000;
 /** The one outbox key space: all accounts' entries, in id order. */
 const ACCOUNT = 0;
 
 export class Outbox {
   private readonly entries: Collection<OutboxEntry>;
   private readonly ids: Sequence;
-  private readonly pending = new Map<number, OutboxEntry>();
-  /** services with an attempt under way: one at a time each, so a slow one holds up only itself */
-  private readonly busy = new Set<string>();
+  /** pending entries by service, each list in id order (the order they were decided) */
+  private readonly queues = new Map<string, OutboxEntry[]>();
+  private size = 0;
+  /** services with an attempt under way, and its entry: one at a time each, so a slow one holds up only itself */
+  private readonly busy = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -69,13 +78,14 @@ export class Outbox {
   }
 
   get length(): number {
-    return this.pending.size;
+    return this.size;
   }
 
   /** Loads what a previous run left and starts delivering it. */
   async start(): Promise<void> {
-    for (const e of await this.entries.list(ACCOUNT)) this.pending.set(e.id, e);
-    if (this.pending.size) this.log.info({ pending: this.pending.size }, 'delivering notifications left by the previous run');
+    // key order is id order
+    for await (const e of this.entries.range(ACCOUNT, '', '~')) this.enqueue(e);
+    if (this.size) this.log.info({ pending: this.size }, 'delivering notifications left by the previous run');
     this.wake();
   }
 
@@ -103,7 +113,7 @@ export class Outbox {
   }
 
   schedule(entries: readonly OutboxEntry[]): void {
-    for (const e of entries) this.pending.set(e.id, e);
+    for (const e of entries) this.enqueue(e);
     this.wake();
   }
 
@@ -112,7 +122,8 @@ export class Outbox {
     for (;;) {
       await Promise.allSettled([...this.running]);
       const now = Date.now();
-      if (this.running.size === 0 && ![...this.pending.values()].some((e) => e.next_at <= now && !this.busy.has(this.serviceKey(e)))) return;
+      const due = [...this.queues].some(([key, queue]) => !this.busy.has(key) && queue.some((e) => e.next_at <= now));
+      if (this.running.size === 0 && !due) return;
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -121,21 +132,67 @@ export class Outbox {
     return `${e.account}!${e.service}`;
   }
 
-  /** Starts every due entry whose service is free, and sets the timer for the next one. */
+  /** Adds an entry to its service's queue in id order, dropping the oldest past the bound. */
+  private enqueue(e: OutboxEntry): void {
+    const key = this.serviceKey(e);
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = []));
+    queue.push(e);
+    this.size++;
+    if (queue.length > 1 && queue[queue.length - 2]!.id > e.id) queue.sort((a, b) => a.id - b.id);
+    while (queue.length > MAX_PENDING_PER_SERVICE) {
+      // the oldest that is not being attempted right now
+      const at = queue[0]!.id === this.busy.get(key) ? 1 : 0;
+      const [old] = queue.splice(at, 1);
+      void this.drop(old!);
+    }
+  }
+
+  private dequeue(e: OutboxEntry): void {
+    const key = this.serviceKey(e);
+    const queue = this.queues.get(key);
+    const at = queue?.findIndex((x) => x.id === e.id) ?? -1;
+    if (at < 0) return;
+    queue!.splice(at, 1);
+    this.size--;
+    if (queue!.length === 0) this.queues.delete(key);
+  }
+
+  /**
+   * An entry pushed out by newer ones (already out of its queue, never attempted again):
+   * recorded as a failed delivery, then no longer counted in `length`, then counted as
+   * dropped, as a last failed attempt is; then deleted from disk.
+   */
+  private async drop(e: OutboxEntry): Promise<void> {
+    const error = `dropped unsent: more than ${MAX_PENDING_PER_SERVICE} newer notifications were waiting for this service`;
+    this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts }, 'notification dropped: too many waiting for its service');
+    await this.hooks.record(e, { status: 'failed', error, duration_ms: 0 }).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
+    this.size--;
+    this.hooks.count('dropped');
+    await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))])
+      // left on disk, it is dropped again at the next start
+      .catch((err: unknown) => this.log.error({ err, service: e.service }, 'outbox could not delete a dropped entry'));
+  }
+
+  /**
+   * Starts the first due entry of every service that is free, and sets the timer for the
+   * next one. Per service, not one sorted list of all: a dead receiver's backlog costs a
+   * pass over its own queue, not a sort of everything after every attempt.
+   */
   private wake(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const now = Date.now();
     let next = Infinity;
-    for (const e of [...this.pending.values()].sort((a, b) => a.id - b.id)) {
-      const key = this.serviceKey(e);
+    for (const [key, queue] of this.queues) {
       if (this.busy.has(key)) continue;
-      if (e.next_at > now) {
-        next = Math.min(next, e.next_at);
+      const e = queue.find((x) => x.next_at <= now);
+      if (!e) {
+        for (const x of queue) next = Math.min(next, x.next_at);
         continue;
       }
-      this.busy.add(key);
+      this.busy.set(key, e.id);
       const run = this.attempt(e).finally(() => {
         this.busy.delete(key);
         this.running.delete(run);
@@ -162,7 +219,7 @@ export class Outbox {
       await this.hooks.record(e, outcome).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
       if (done) {
         await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))]);
-        this.pending.delete(e.id);
+        this.dequeue(e);
         if (outcome.status !== 'sent') {
           this.hooks.count('dropped');
           this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error }, 'notification dropped after its last retry');
