@@ -28,6 +28,8 @@ type Clock = () => number;
 
 export class AlertEngine {
   private readonly byId = new Map<string, { account: number; alert: AlertRecord }>();
+  /** alert keys by account: one account's status never walks every account's alerts */
+  private readonly byAccount = new Map<number, Set<string>>();
   /** metric key `<account>!<metric>` -> alert keys watching it */
   private readonly watching = new Map<string, Set<string>>();
   private readonly dirty = new Set<string>();
@@ -137,8 +139,8 @@ export class AlertEngine {
   statusAll(account: number, recentSeconds: number, now = this.clock()): { firing: { id: number; triggered_at: number }[]; cleared: { id: number; cleared_at: number }[] } {
     const firing: { id: number; triggered_at: number }[] = [];
     const cleared: { id: number; cleared_at: number }[] = [];
-    for (const { account: a, alert } of this.byId.values()) {
-      if (a !== account) continue;
+    for (const key of this.byAccount.get(account) ?? []) {
+      const { account: a, alert } = this.byId.get(key)!;
       const s = this.states.peek(a, alert.id);
       if (s?.status === 'triggered') firing.push({ id: alert.id, triggered_at: s.triggered_at! });
       else if (s?.cleared_at && now - s.cleared_at <= recentSeconds) cleared.push({ id: alert.id, cleared_at: s.cleared_at });
@@ -195,6 +197,8 @@ export class AlertEngine {
       }
     }
     this.byId.delete(key);
+    const mine = this.byAccount.get(account);
+    if (mine?.delete(key) && mine.size === 0) this.byAccount.delete(account);
     if (alert) this.index(account, alert);
     else {
       // after any round in flight, which could remember the alert's data time again
@@ -208,6 +212,9 @@ export class AlertEngine {
   private index(account: number, alert: AlertRecord): void {
     const key = `${account}!${alert.id}`;
     this.byId.set(key, { account, alert });
+    let mine = this.byAccount.get(account);
+    if (!mine) this.byAccount.set(account, (mine = new Set()));
+    mine.add(key);
     for (const c of alert.conditions) {
       const m = `${account}!${canonicalMetricName(c.metric_name)}`;
       let set = this.watching.get(m);
