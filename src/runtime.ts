@@ -150,7 +150,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     }),
     limiter: new RateLimiter(config.limits.rate_limit),
     scrape: new ScrapeScheduler({
-      store: (account, values, types) => storeScraped({ catalog, engine, cardinality: rt.cardinality, stored: rt.stored }, account, values, types),
+      store: (account, values, types, reserved) => storeScraped({ catalog, engine, cardinality: rt.cardinality, stored: rt.stored }, account, values, types, reserved),
       limits: () => ({ ...acceptedTimes(rt.config.storage.retention), tagsPerMeasurement: rt.config.limits.tags_per_measurement }),
       scraped: (job, ok, durationMs, stored, refused) => {
         metrics.scrapes.inc({ job, result: ok ? 'ok' : 'failed' });

@@ -9,7 +9,7 @@
 // makes it return null, and the caller parses the same text the ordinary way, which
 // names every error. So it accepts only bodies the ordinary path accepts, with the same
 // result.
-import { rowColumns, ROW_BYTES, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
+import { detached, rowColumns, ROW_BYTES, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import { MAX_MAGNITUDE, MIN_MAGNITUDE } from './float-limits.js';
 import { cachedMetricName, tagsOfObject, type TaggedBatch, type TaggedLimits } from './tagged.js';
 import { FORBIDDEN_KEYS } from '../schema/inspect.js';
@@ -387,10 +387,3 @@ class Scanner {
 
 const NO_TAGS: TagPairs = Object.freeze([]);
 
-/**
- * A copy of a piece of the body that does not share its memory: V8 slices keep the
- * whole body alive, and a remembered name or tag map must not pin a 100 kB request.
- */
-function detached(slice: string): string {
-  return JSON.parse(JSON.stringify(slice)) as string;
-}

@@ -19,6 +19,20 @@ import type { ScrapeJob } from './config.js';
 
 export const USER_AGENT = 'Gaugeway/0.1';
 
+/**
+ * The most a scrape body may hold after decompression, whatever body_size_limit says (0
+ * is "no limit" in Prometheus). Node parses the exposition as one string and V8 refuses
+ * strings past 512 MB, and without a ceiling a 13 MB gzip bomb expanded to 4.4 GB and
+ * crashed the service. The largest real expositions (kube-state-metrics of a big cluster)
+ * are tens of megabytes.
+ */
+export const MAX_SCRAPE_BODY_BYTES = 128 * 1024 * 1024;
+
+/** The limit a fetch enforces: the job's, within the ceiling. */
+export function effectiveBodyLimit(configured: number): number {
+  return configured > 0 ? Math.min(configured, MAX_SCRAPE_BODY_BYTES) : MAX_SCRAPE_BODY_BYTES;
+}
+
 export class ScrapeError extends Error {
   constructor(message: string) {
     super(message);
@@ -118,12 +132,15 @@ export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, '
         }
         const chunks: Buffer[] = [];
         let size = 0;
-        const limit = job.bodySizeLimit;
+        const limit = effectiveBodyLimit(job.bodySizeLimit);
         body.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (limit > 0 && size > limit) {
+          if (size > limit) {
+            // the reason first: destroying the streams reports a closed connection too
+            fail(limit === job.bodySizeLimit ? `body size limit exceeded (${limit} bytes)` : `body size limit exceeded (${limit} bytes: Gaugeway's ceiling, which body_size_limit 0 or larger means)`);
+            // the decompressor too: a gzip bomb's buffered input would go on inflating
+            body.destroy();
             req.destroy();
-            fail(`body size limit exceeded (${limit} bytes)`);
             return;
           }
           chunks.push(chunk);

@@ -7,7 +7,7 @@
 import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
 import type { Agent } from 'node:http';
 import { fetchExposition, scrapeAgent, ScrapeError, type Exposition } from './fetch.js';
-import { convertScrape, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
+import { convertScrape, reservedKey, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
 import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
@@ -39,7 +39,8 @@ export interface ScrapeTally {
 /** What a scrape hands on: store its samples, record what it refused. */
 export interface ScrapeOutput {
   /** Stores the rows (counters and gauges as `types` says); resolves with what was refused on the way. */
-  store(account: number, values: ValueColumns, types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>): Promise<StoreRefusals>;
+  /** `reserved`: the target's own series (its health), admitted before the exposed ones */
+  store(account: number, values: ValueColumns, types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>, reserved: ReadonlySet<string>): Promise<StoreRefusals>;
   limits(): ConvertLimits;
   /** a scrape ended (self-metrics) */
   scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
@@ -68,7 +69,10 @@ export class TargetLoop {
     this.agent = scrapeAgent(target.url, target.intervalMs);
     const tags: TagPairs = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
     this.healthSeries = HEALTH_SERIES.map((metric) => ({ number: -1, metricNo: -1, metric, tags }));
-    for (const h of this.healthSeries) this.cache.numbering.add(h);
+    for (const h of this.healthSeries) {
+      this.cache.numbering.add(h);
+      this.cache.reserved.add(reservedKey(h.metric, h.tags));
+    }
   }
 
   get job(): ScrapeJob {
@@ -128,7 +132,7 @@ export class TargetLoop {
     const down = new ValueRows(HEALTH_SERIES.length);
     this.addHealth(down, started, 0, durationMs / 1000, scraped, 0, 0);
     try {
-      await this.out.store(this.account, this.columns(down), new Map(HEALTH_TYPES));
+      await this.out.store(this.account, this.columns(down), new Map(HEALTH_TYPES), this.cache.reserved);
     } catch {
       // the store refuses writes (disk full, say): the next scrape tries again
     }
@@ -151,7 +155,7 @@ export class TargetLoop {
     const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache, HEALTH_SERIES.length);
     const exposed = c.rows.length;
     this.addHealth(c.rows, started, 1, (performance.now() - t0) / 1000, samples.length, c.postRelabel, c.added);
-    const out = await this.out.store(this.account, this.columns(c.rows), new Map([...c.metrics, ...HEALTH_TYPES]));
+    const out = await this.out.store(this.account, this.columns(c.rows), new Map([...c.metrics, ...HEALTH_TYPES]), this.cache.reserved);
     tally.refused = c.refused;
     for (const [reason, n] of out.counts) tally.refused.set(reason, (tally.refused.get(reason) ?? 0) + n);
     let refusedExposed = 0;

@@ -6,6 +6,7 @@
 // With a SeriesMemo (one per target), a label set seen in an earlier scrape is looked up
 // by its text instead of scanned again, so a steady target's lines cost two slices each.
 // A line longer than `maxLineLength` is refused as soon as it is seen, not buffered.
+import { detached } from '../tsdb/sample.js';
 
 /** The Accept header Prometheus 2 sends: OpenMetrics preferred, the text format next. */
 export const SCRAPE_ACCEPT =
@@ -129,10 +130,12 @@ export class SeriesMemo {
     this.order.push(e);
   }
 
-  set(series: string, name: string, labels: readonly string[], floatLabel: string | null): void {
-    const e: MemoEntry = { series, name, labels, floatLabel, seen: -1, at: 0 };
-    this.entries.set(series, e);
+  set(series: string, name: string, labels: readonly string[], floatLabel: string | null): MemoEntry {
+    // copies: slices of this scrape's body would keep it alive as long as the series lasts
+    const e: MemoEntry = { series: detached(series), name: detached(name), labels: labels.map(detached), floatLabel, seen: -1, at: 0 };
+    this.entries.set(e.series, e);
     this.use(e);
+    return e;
   }
 
   /** After a parse: forgets series absent from it and the one before. */
@@ -266,6 +269,8 @@ export class ExpositionParser {
       work();
     } catch (e) {
       this.failed = true;
+      // what this parse remembered goes with what the last one did not see, as at a good end
+      this.memo?.sweep();
       this.failure = e instanceof ExpositionError || e === this.sinkError ? e : this.error(`cannot parse: ${e instanceof Error ? e.message : String(e)}`);
       throw this.failure;
     }
@@ -447,9 +452,9 @@ export class ExpositionParser {
         } else {
           const parsed: string[] = [];
           p = this.labels(s, p + 1, end, parsed, r.floatLabel);
-          labels = parsed;
           series = s.slice(pos, p);
-          memo?.set(series, name, parsed, r.floatLabel);
+          if (memo) ({ labels, series } = memo.set(series, name, parsed, r.floatLabel));
+          else labels = parsed;
         }
       }
     }

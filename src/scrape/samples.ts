@@ -5,7 +5,9 @@
 // A sample the v1 rules refuse is counted by reason and the rest stored; a limit
 // exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock.
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
-import { ValueRows, type TagPairs } from '../tsdb/sample.js';
+import { detached, ValueRows, type TagPairs } from '../tsdb/sample.js';
+import { tagKey } from '../tsdb/series-index.js';
+import { withinExponentLimits } from '../ingest/float-limits.js';
 import type { TimeWindow } from '../ingest/time-window.js';
 import type { ScrapedSample } from './parse.js';
 import type { ScrapeJob } from './config.js';
@@ -14,7 +16,7 @@ import { tagsOf } from './labels.js';
 import { SeriesNumbering, type Numbered } from './numbering.js';
 
 /** Why a scraped sample was not stored (the `reason` of the refused-samples self-metric). */
-export type RefusalReason = 'not_finite' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'type_conflict' | 'series_limit';
+export type RefusalReason = 'not_finite' | 'too_large' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'type_conflict' | 'series_limit';
 
 export class ScrapeLimitError extends Error {
   constructor(message: string) {
@@ -35,7 +37,7 @@ export interface CachedSeries extends Numbered {
   /** labels after relabelling, `__name__` included (label_limit counts them) */
   labelCount: number;
   /** why every sample of it is refused, or null */
-  refusal: 'metric_name' | 'too_many_tags' | null;
+  refusal: 'metric_name' | 'too_many_tags' | 'duplicate' | null;
   metric: string;
   spelling: string;
   tags: TagPairs;
@@ -50,6 +52,12 @@ export class SeriesCache {
   readonly numbering = new SeriesNumbering();
   /** the number of the scrape being converted */
   scrape = 0;
+  /**
+   * Series the loop writes itself (`up` and the other health series, by metric and tag
+   * key): an exposed sample naming one is refused as a duplicate, as Prometheus refuses
+   * it, rather than merged into it (an exposed `up 5` made `up` average 3).
+   */
+  readonly reserved = new Set<string>();
 
   get size(): number {
     return this.entries.size;
@@ -97,6 +105,11 @@ export interface ConvertLimits extends TimeWindow {
 
 type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>;
 
+/** A series' identity in SeriesCache.reserved. */
+export function reservedKey(metric: string, tags: TagPairs): string {
+  return `${metric}\u0000${tagKey(tags)}`;
+}
+
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
   const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, number: -1, metricNo: -1 };
   const labels = sampleLabels(s.name, s.labels, target, job);
@@ -104,11 +117,12 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   e.labelCount = labels.size;
   const name = labels.get('__name__') ?? '';
   if (!METRIC_NAME.test(name)) { e.refusal = 'metric_name'; return e; }
-  // frozen: the engine then keeps these pairs for a new series instead of a copy
-  e.tags = Object.freeze(tagsOf(labels).map((pair) => Object.freeze(pair)));
+  // frozen: the engine then keeps these pairs for a new series instead of a copy;
+  // detached, so that they do not keep this scrape's body alive with it
+  e.tags = Object.freeze(tagsOf(labels).map(([k, v]) => Object.freeze([detached(k), detached(v)] as const)));
   if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
-  e.spelling = name;
-  e.metric = canonicalMetricName(name);
+  e.spelling = detached(name);
+  e.metric = canonicalMetricName(e.spelling);
   return e;
 }
 
@@ -124,18 +138,38 @@ export function convertScrape(
   // before any row is numbered: a batch's numbers all come from one list
   cache.numbering.compact();
   const out: ConvertedScrape = { rows: new ValueRows(scraped.length + moreRows), metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
-  const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
   const scrapeTime = Math.floor(scrapeTimeMs / 1000);
   const n = ++cache.scrape;
+  // swept however the conversion ends: a limit that fails every scrape must not keep
+  // what each one mapped (150k new series a scrape grew RSS to 2.8 GB in 95 s)
+  try {
+    convertInto(out, scraped, target, job, scrapeTime, limits, cache, n);
+  } finally {
+    cache.sweep();
+  }
+  return out;
+}
+
+function convertInto(
+  out: ConvertedScrape, scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules,
+  scrapeTime: number, limits: ConvertLimits, cache: SeriesCache, n: number,
+): void {
+  const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
   for (const s of scraped) {
     let e = cache.get(s.series);
-    if (!e) cache.set(s.series, (e = mapSeries(s, target, job, limits)));
+    if (!e) {
+      cache.set(s.series, (e = mapSeries(s, target, job, limits)));
+      if (!e.dropped && !e.refusal && cache.reserved.size && cache.reserved.has(reservedKey(e.metric, e.tags))) e.refusal = 'duplicate';
+    }
     if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
     if (job.sampleLimit > 0 && out.postRelabel > job.sampleLimit) throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);
     // __name__ counts as a label, as in Prometheus
     if (job.labelLimit > 0 && e.labelCount > job.labelLimit) throw new ScrapeLimitError(`label_limit exceeded (${e.labelCount} labels on ${s.name}, limit ${job.labelLimit})`);
     if (!s.finite) { refuse('not_finite'); continue; }
+    // the push API's rule: a magnitude of 1e127 or more is refused, below 1e-130 is 0
+    const value = withinExponentLimits(s.value);
+    if (value === null) { refuse('too_large'); continue; }
     if (e.refusal) { refuse(e.refusal); continue; }
     const time = job.honorTimestamps && s.timestampMs !== null ? Math.floor(s.timestampMs / 1000) : scrapeTime;
     if (time < limits.oldest || time > limits.newest) { refuse('time_out_of_range'); continue; }
@@ -148,8 +182,6 @@ export function convertScrape(
     e.lastSeen = n;
     e.lastTime = time;
     if (e.number < 0) cache.numbering.add(e);
-    out.rows.add(e.metricNo, e.number, time, s.value);
+    out.rows.add(e.metricNo, e.number, time, value);
   }
-  cache.sweep();
-  return out;
 }

@@ -4,9 +4,8 @@
 // counted by reason: one bad metric never costs a target its whole scrape.
 import { ingestValues, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
 import type { CardinalityGuard } from '../ingest/cardinality.js';
-import { selectRows, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
-import { tagKey } from '../tsdb/series-index.js';
-import type { RefusalReason } from './samples.js';
+import { selectRows, type ValueColumns } from '../tsdb/sample.js';
+import { reservedKey, type RefusalReason } from './samples.js';
 
 export const SCRAPE_USER_AGENT = 'Gaugeway scrape';
 
@@ -24,6 +23,7 @@ export interface StoreRefusals {
 export async function storeScraped(
   deps: Omit<IngestDeps, 'cardinality'> & { cardinality?: CardinalityGuard },
   account: number, values: ValueColumns, types: Map<string, { type: 'counter' | 'gauge'; spelling: string }>,
+  reserved: ReadonlySet<string> = new Set(),
 ): Promise<StoreRefusals> {
   const counts = new Map<RefusalReason, number>();
   const dropped = new Set<number>();
@@ -43,23 +43,31 @@ export async function storeScraped(
   let keep = kept();
   if (deps.cardinality && keep.length) {
     const fresh = deps.engine.unknownValueSeries(account, keep);
-    try {
-      deps.cardinality.admit(account, fresh);
-    } catch {
-      // the series that exist keep their data; the new ones wait for the limit to allow them
-      const isNew = new Set(fresh.map((f) => seriesKey(f.metric, f.tags)));
-      drop('series_limit', (row) => isNew.has(seriesKey(metricOf(row), values.tagSets[values.tag[row]!]!)));
+    // The target's own health series (`up`...) first: a target over the limit is then
+    // still seen as up or down, instead of `up` missing with everything else.
+    const own = fresh.filter((f) => reserved.has(reservedKey(f.metric, f.tags)));
+    const exposed = own.length ? fresh.filter((f) => !reserved.has(reservedKey(f.metric, f.tags))) : fresh;
+    const refused = new Set<string>();
+    for (const group of [own, exposed]) {
+      if (group.length === 0) continue;
+      try {
+        deps.cardinality.admit(account, group);
+      } catch {
+        // the series that exist keep their data; the new ones wait for the limit to allow them
+        for (const f of group) refused.add(reservedKey(f.metric, f.tags));
+      }
+    }
+    if (refused.size) {
+      drop('series_limit', (row) => refused.has(reservedKey(metricOf(row), values.tagSets[values.tag[row]!]!)));
       keep = kept();
     }
   }
   if (keep.length === 0) return { counts, rows: dropped };
+  // metrics are created only for rows that are stored: a refused series must not leave its metric behind
+  const storedMetrics = new Set<string>();
+  for (let row = 0; row < keep.length; row++) storedMetrics.add(keep.metrics[keep.metric[row]!]!);
   const inputs = new Map<string, MetricUse>();
-  for (const [name, { type, spelling }] of types) if (!conflicting.has(name)) inputs.set(name, { input: {}, index: 0, type, spelling, field: 'scrape' });
+  for (const [name, { type, spelling }] of types) if (storedMetrics.has(name)) inputs.set(name, { input: {}, index: 0, type, spelling, field: 'scrape' });
   await ingestValues({ catalog: deps.catalog, engine: deps.engine, stored: deps.stored }, account, keep, inputs, SCRAPE_USER_AGENT);
   return { counts, rows: dropped };
-}
-
-/** A series' identity: the engine's tag key (series-index.ts) under its metric. */
-function seriesKey(metric: string, tags: TagPairs): string {
-  return `${metric}\u0000${tagKey(tags)}`;
 }

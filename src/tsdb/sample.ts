@@ -21,6 +21,17 @@ export function isPlainSummary(s: Summary): boolean {
 /** Sorted by name, names unique, all lower-cased. */
 export type TagPairs = ReadonlyArray<readonly [string, string]>;
 
+/**
+ * A copy of a piece of a request or scrape body that does not share its memory: V8
+ * slices keep the whole body alive, and a name or tag value kept by a new series, a
+ * metric record or the cardinality report must not pin the body it came from (a 50 MB
+ * scrape body a new series took RSS from 0.5 to 2 GB in 35 s). For strings that start
+ * to live long, so its cost does not matter.
+ */
+export function detached(slice: string): string {
+  return JSON.parse(JSON.stringify(slice)) as string;
+}
+
 export interface Sample extends Summary {
   /** canonical (lower-cased) metric name */
   metric: string;

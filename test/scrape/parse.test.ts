@@ -362,6 +362,12 @@ t.test('a SeriesMemo: label sets looked up by their text, the same samples as a 
   parseWith('plain 6\n', memo);
   t.equal(memo.size, 1, 'label sets absent from this parse and the one before are forgotten (x_bucket was in the last one)');
 
+  // a parse that fails still forgets what two parses did not see: new label sets every
+  // time, each parse ending in a bad line, keep at most two parses' worth
+  const failing = new SeriesMemo();
+  for (let i = 0; i < 4; i++) t.throws(() => parseWith(`f{i="${i}a"} 1\nf{i="${i}b"} 2\nbroken\n`, failing), /line 3/);
+  t.equal(failing.size, 4, 'the last two parses\' label sets, not all eight');
+
   // what the memo holds never changes what a line means: random label sets, twice each
   const random = seededRandom(99);
   const pick = (chars: string, n: number) => Array.from({ length: n }, () => chars[Math.floor(random() * chars.length)]).join('');

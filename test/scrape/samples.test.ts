@@ -2,7 +2,7 @@
 // limits failing the whole scrape, and the per-target series cache across scrapes.
 import t from 'tap';
 import { parseExposition } from '../../src/scrape/parse.js';
-import { convertScrape, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
+import { convertScrape, reservedKey, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
 import { compileRelabelConfigs } from '../../src/scrape/relabel.js';
 
@@ -49,4 +49,28 @@ t.test('the series cache: mappings reused, series_added, forgotten after two scr
   t.equal(cache.size, 2, 'b, unseen for two scrapes, forgotten; c kept one more');
   const back = convertScrape(parse('b 6'), target, job, NOW + 15000, limits, cache);
   t.equal(back.added, 1, 'a series back after a gap counts as added');
+});
+
+t.test('a scrape failed by a limit still sweeps: what it mapped does not pile up', async (t) => {
+  const cache = new SeriesCache();
+  for (let scrape = 0; scrape < 5; scrape++) {
+    const text = Array.from({ length: 10 }, (_, i) => `s${scrape}_${i} 1`).join('\n');
+    t.throws(() => convertScrape(parse(text), target, { ...job, sampleLimit: 5 }, NOW + scrape * 1000, limits, cache), ScrapeLimitError);
+  }
+  t.equal(cache.size, 10, 'the last two scrapes\' mappings at most, not all thirty');
+});
+
+t.test('magnitudes follow the push API: 1e127 and more refused as too_large, below 1e-130 stored as 0', async (t) => {
+  const cache = new SeriesCache();
+  const c = convertScrape(parse('big 1e308\nneg -1e127\nok 1e126\ntiny 1e-200'), target, job, NOW, limits, cache);
+  t.same(samples(c, cache).map((s) => [s.metric, s.sum]), [['ok', 1e126], ['tiny', 0]]);
+  t.same([...c.refused], [['too_large', 2]]);
+});
+
+t.test('an exposed sample naming one of the loop\'s own series is a duplicate, not merged into it', async (t) => {
+  const cache = new SeriesCache();
+  cache.reserved.add(reservedKey('up', [['instance', 'h:1'], ['job', 'j']]));
+  const c = convertScrape(parse('up 5\nup{other="x"} 1'), target, job, NOW, limits, cache);
+  t.same(samples(c, cache).map((s) => [s.metric, s.tags]), [['up', [['instance', 'h:1'], ['job', 'j'], ['other', 'x']]]], 'another up series is the target\'s to expose');
+  t.same([...c.refused], [['duplicate', 1]]);
 });
