@@ -66,6 +66,11 @@ t.test('too long for v1: cut, ending in a hash, still distinct; not reversible',
   t.not(tagValue(b), ta);
   t.equal(labelValue(ta), null);
   t.equal(tagValue('y'.repeat(255)), 'y'.repeat(255), 'exactly 255 plain characters stay');
+  const huge = 'Ab€'.repeat(40_000);
+  const th = tagValue(`${huge}a`)!;
+  t.equal(th.length, 255, 'a 120 kB value is encoded only as far as the bound');
+  t.equal(th.slice(0, 237), tagValue(`${huge}b`)!.slice(0, 237));
+  t.not(tagValue(`${huge}b`), th, 'and hashed whole: its last character still tells it apart');
   const long = tagName('n'.repeat(65))!;
   t.match(long, /^n{47}-[0-9a-f]{16}$/);
   t.equal(labelName(long), null);
