@@ -1,5 +1,9 @@
 import t from 'tap';
+import { truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FileSdError, parseFileSd } from '../../src/scrape/file-sd.js';
+import { FileDiscovery, MAX_FILE_BYTES } from '../../src/scrape/discovery.js';
+import { tempDir } from '../helpers/tmp.js';
 
 t.test('YAML and JSON target groups, each with __meta_filepath', async (t) => {
   const yaml = `
@@ -37,4 +41,24 @@ t.test('broken files say what and where', async (t) => {
   ];
   for (const [text, path, message] of cases) t.throws(() => parseFileSd(text, path), { name: 'FileSdError', message }, text);
   t.ok(new FileSdError('x') instanceof Error);
+});
+
+t.test('FileDiscovery: a file past 16 MiB is refused and keeps its last good groups; unchanged text is not parsed again', async (t) => {
+  const dir = tempDir(t, 'gw-sd-');
+  const file = join(dir, 'targets.json');
+  writeFileSync(file, JSON.stringify([{ targets: ['127.0.0.1:9100'], labels: { team: 'a' } }]));
+  const changes: number[] = [];
+  const sd = new FileDiscovery([join(dir, '*.json')], 3_600_000, (groups) => changes.push(groups.length), () => {});
+  t.teardown(() => sd.stop());
+  await sd.start();
+  t.same(sd.groups().map((g) => g.targets), [['127.0.0.1:9100']]);
+  t.same(changes, [1]);
+
+  await sd.refresh();
+  t.same(changes, [1], 'the same text again: no change reported');
+
+  truncateSync(file, MAX_FILE_BYTES + 1);
+  await sd.refresh();
+  t.equal(sd.errors.get(file), `file larger than 16 MiB (${MAX_FILE_BYTES + 1} bytes)`);
+  t.same(sd.groups().map((g) => g.targets), [['127.0.0.1:9100']], 'its last good groups stay');
 });
