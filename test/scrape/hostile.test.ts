@@ -58,3 +58,13 @@ t.test('over the new-series limit: up is still stored, and refused series leave 
   t.equal((await s.get('/v1/metrics/wide_0')).status, 404, 'no metric for a series that was refused');
   t.match((await s.get('/metrics')).text, /gaugeway_scrape_samples_refused_total\{job="wide",reason="series_limit"\} 20/);
 });
+
+t.test('sample_limit cuts the parse itself: a target far past it is not parsed to the end', async (t) => {
+  const big = await startExporter(t);
+  // the broken last line is never reached when the parse stops at the limit
+  big.answer = (_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(Array.from({ length: 50 }, (_, i) => `s_${i} 1`).join('\n') + '\nbroken\n'); };
+  const s = await startTestServer(t, ['scrape:', '  scrape_configs:', job('big', big.address), '    sample_limit: 5'].join('\n'));
+  await s.server.rt.scrape.scrapeAll();
+  const [target] = await targets(s);
+  t.match(target, { health: 'down', last_error: 'sample_limit exceeded (more than 5 samples)' });
+});
