@@ -1,5 +1,4 @@
 import type { ScrapeJob, ScrapeSection } from '../scrape/config.js';
-import type { AccountLimits } from '../domain/account-limits.js';
 // The shape of a loaded, defaulted, path-resolved configuration: the only config type
 // the rest of the code sees.
 
@@ -48,8 +47,8 @@ export interface Config {
     /** measurements one query answer may hold */
     answer_measurements: number;
     rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
-    /** how many of each resource one account may hold */
-    per_account: AccountLimits;
+    /** how many of each resource one account may hold (domain/account-limits.ts) */
+    per_account: { spaces: number; charts_per_space: number; alerts: number; services: number; annotation_streams: number };
     /** reads of more series than one read batch: at most `concurrency` at once */
     wide_reads: { concurrency: number; queue_timeout_ms: number };
   };

@@ -164,7 +164,9 @@ t.test('a target\'s connection is kept between scrapes, and one it closed meanwh
   }
   t.equal(requests, 4, 'three scrapes and one retry');
   t.equal(connections.length, 2, 'the first connection served two requests (one closed under it), the second the rest');
-  t.same((await series(s, 'up'))[0]!.measurements.map((m) => m.value), [1], 'up never 0 for a connection the target closed');
+  // one point, or two when the scrapes straddle a second: never a 0
+  const ups = (await series(s, 'up'))[0]!.measurements.map((m) => m.value);
+  t.ok(ups.length >= 1 && ups.every((v) => v === 1), `up never 0 for a connection the target closed (${ups.join(', ')})`);
 });
 
 t.test('basic auth, bearer tokens from a file, and TLS with a CA file', async (t) => {
