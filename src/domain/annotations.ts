@@ -70,6 +70,12 @@ export const MAX_EVENTS_PER_QUERY = 1000;
  * real events are a few hundred bytes, so this refuses only what no chart could show.
  */
 export const MAX_EVENTS_ANSWER_BYTES = 8 * 1024 * 1024;
+/**
+ * Events one read may pass over looking for those that match `sources`: a filter that
+ * matches nothing would otherwise read every event of the window (all time by default),
+ * and any viewer may ask.
+ */
+export const MAX_EVENTS_SCANNED = 100_000;
 /** Deletes of one write when a stream goes: a stream of a million events is not one batch. */
 const DELETE_BATCH = 1000;
 /** The group of events that have no source. */
@@ -113,7 +119,11 @@ export class Annotations {
     const to = `${eventsOf(stream.name)}${idKey(q.end_time)}~`; // `~` sorts after the `!<id>` suffix
     const found: AnnotationEvent[] = [];
     let bytes = 0;
+    let scanned = 0;
     for await (const event of this.events.range(accountId, from, to, true)) {
+      if (++scanned > MAX_EVENTS_SCANNED) {
+        throw paramErrors({ sources: [`matched ${found.length} of the latest ${MAX_EVENTS_SCANNED} events of this window; narrow the window (start_time, end_time)`] });
+      }
       if (globs.length && !globs.some((g) => g.test(event.source ?? UNASSIGNED))) continue;
       bytes += JSON.stringify(event).length;
       if (bytes > MAX_EVENTS_ANSWER_BYTES) {

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MAX_EVENTS_SCANNED } from '../../src/domain/annotations.js';
 
 type Auth = { user: string; password: string };
 
@@ -248,6 +249,27 @@ t.test('an answer of events is bounded in bytes: a window of huge events is a 40
   t.equal(some.status, 200);
   t.same(some.body.events[0].unassigned.map((e: { title: string }) => e.title), Array.from({ length: 20 }, (_, i) => `e${60 + i}`), 'the latest 20, oldest first');
   t.equal((await s.get('/v1/annotations/huge?end_time=1019')).status, 200, 'or a shorter window');
+});
+
+t.test('a sources filter reads at most 100,000 events of a window looking for matches', async (t) => {
+  const s = await startTestServer(t);
+  await post(s, 'busy', { title: 'first', start_time: 10, source: 'rare' });
+  const account = s.server.rt.accounts.findAccount(s.admin.user)!.id;
+  // 100,001 more events straight into the store (through the API this would take minutes)
+  const events = s.server.rt.store.json('annotation_events');
+  const pad = (n: number) => String(n).padStart(12, '0');
+  const ops = Array.from({ length: MAX_EVENTS_SCANNED + 1 }, (_, i) => {
+    const id = 1_000_000 + i;
+    const event = { id, title: 'e', description: null, source: 'common', start_time: 100 + i, end_time: null, links: [], created_at: 0, updated_at: 0 };
+    return { type: 'put' as const, key: `${account}!busy!${pad(100 + i)}!${pad(id)}`, value: event };
+  });
+  await events.batch(ops);
+  const far = await s.get('/v1/annotations/busy?sources[]=rare');
+  t.equal(far.status, 400);
+  t.same(far.body, { errors: { params: { sources: [`matched 0 of the latest ${MAX_EVENTS_SCANNED} events of this window; narrow the window (start_time, end_time)`] } } });
+  const narrowed = await s.get('/v1/annotations/busy?sources[]=rare&end_time=50');
+  t.same(narrowed.body.events[0].rare.map((e: { title: string }) => e.title), ['first'], 'a narrower window finds it');
+  t.equal((await s.get('/v1/annotations/busy?count=5')).body.events[0].common.length, 5, 'without a filter the count bound applies as before');
 });
 
 t.test('listing streams: name filter, pagination, orderby and sort', async (t) => {
