@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
+import { BatchedWrites } from '../store/batched-writes.js';
 import { alreadyExists, notFound, paramErrors, fieldErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
 import { AccountLock } from './account-lock.js';
@@ -76,8 +77,6 @@ export const MAX_EVENTS_ANSWER_BYTES = 8 * 1024 * 1024;
  * and any viewer may ask.
  */
 export const MAX_EVENTS_SCANNED = 100_000;
-/** Deletes of one write when a stream goes: a stream of a million events is not one batch. */
-const DELETE_BATCH = 1000;
 /** The group of events that have no source. */
 export const UNASSIGNED = 'unassigned';
 
@@ -254,14 +253,11 @@ export class Annotations {
       const stream = await this.stream(accountId, rawName);
       // The events in batches, the stream last: a crash part-way leaves the stream with
       // fewer events, and deleting it again finishes the job.
+      const batches = new BatchedWrites(this.commit);
       for (const records of [this.events, this.starts] as Collection<unknown>[]) {
-        let ops: WriteOp[] = [];
-        for await (const key of records.keys(accountId, eventsOf(stream.name))) {
-          ops.push(records.del(accountId, key));
-          if (ops.length >= DELETE_BATCH) { await this.commit.write(ops); ops = []; }
-        }
-        if (ops.length) await this.commit.write(ops);
+        for await (const key of records.keys(accountId, eventsOf(stream.name))) await batches.add(records.del(accountId, key));
       }
+      await batches.flush();
       await this.commit.write([this.streams.del(accountId, stream.name)]);
     });
   }

@@ -4,7 +4,8 @@
 //   jobs        <account>!<job id>   the small record progress rewrites
 //   job_params  <account>!<job id>   what the job was asked (up to a request body), until it ends
 import type { Store } from '../store/db.js';
-import type { CommitQueue, WriteOp } from '../store/commit.js';
+import type { CommitQueue } from '../store/commit.js';
+import { BatchedWrites } from '../store/batched-writes.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
 import type { ErrorBody } from '../errors.js';
@@ -101,13 +102,12 @@ export class JobRunner {
   /** Deletes jobs that finished more than FINISHED_JOB_KEPT_SECONDS ago, in batches. */
   async sweep(): Promise<void> {
     const cutoff = this.clock() - FINISHED_JOB_KEPT_SECONDS;
-    let ops: WriteOp[] = [];
+    const batches = new BatchedWrites(this.commit);
     for await (const job of this.jobs.level.values()) {
       if (job.state === 'queued' || job.state === 'working' || job.updated_at >= cutoff) continue;
-      ops.push(this.jobs.del(job.account_id, idKey(job.id)), this.params.del(job.account_id, idKey(job.id)));
-      if (ops.length >= 1000) { await this.commit.write(ops); ops = []; }
+      await batches.add(this.jobs.del(job.account_id, idKey(job.id)), this.params.del(job.account_id, idKey(job.id)));
     }
-    if (ops.length) await this.commit.write(ops);
+    await batches.flush();
   }
 
   /** Runs the job now, or queues it behind the account's running ones. */

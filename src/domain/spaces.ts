@@ -6,6 +6,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
+import { BatchedWrites } from '../store/batched-writes.js';
 import { alreadyExists, notFound, paramErrors, requestError, type ParamErrors, fieldErrors } from '../errors.js';
 import { AccountLock } from './account-lock.js';
 import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
@@ -80,8 +81,6 @@ export const MAX_CHART_EXTRA_FIELDS = 40;
  * a real dashboard of a hundred charts is well under a megabyte.
  */
 export const MAX_SPACE_CHART_BYTES = 8 * 1024 * 1024;
-/** Deletes of one write when a space goes: a space of many charts is not one batch. */
-const DELETE_BATCH = 1000;
 
 /** Space names are unique per account without regard to case or surrounding blanks. */
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -156,20 +155,14 @@ export class Spaces {
       await this.get(accountId, spaceId);
       // Charts are read one at a time and written in batches, the space record last: a
       // crash part-way leaves the space with fewer charts, and deleting it again finishes.
-      let ops: WriteOp[] = [];
-      const flush = async (atLeast: number) => {
-        if (ops.length < atLeast) return;
-        await this.commit.write(ops);
-        ops = [];
-      };
+      const batches = new BatchedWrites(this.commit);
       for await (const chart of this.charts.range(accountId, '', '\uffff')) {
-        if (chart.space_id === spaceId) ops.push(this.charts.del(accountId, chartKey(spaceId, chart.id)));
+        if (chart.space_id === spaceId) await batches.add(this.charts.del(accountId, chartKey(spaceId, chart.id)));
         else if (chart.related_space === spaceId) {
-          ops.push(this.charts.put(accountId, chartKey(chart.space_id, chart.id), { ...chart, related_space: null }));
+          await batches.add(this.charts.put(accountId, chartKey(chart.space_id, chart.id), { ...chart, related_space: null }));
         }
-        await flush(DELETE_BATCH);
       }
-      await flush(1);
+      await batches.flush();
       await this.commit.write([this.spaces.del(accountId, spaceKey(spaceId))]);
     });
   }
