@@ -4,9 +4,10 @@
 import type { MetricCatalog, MetricInput } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
-import { samplesOf, type Sample, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
+import { rowRange, samplesOf, type Sample, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import { aggregated, aggregationPeriod } from './aggregate.js';
 import type { CardinalityGuard } from './cardinality.js';
+import type { TimeSlice } from '../tsdb/slice.js';
 
 export interface IngestDeps {
   catalog: MetricCatalog;
@@ -49,21 +50,46 @@ export async function ingest(
   return { accepted: samples.length };
 }
 
-/** The same for single values in columns (the tagged scanner's batches). */
+/** A long batch appended a piece of `rows` rows at a time, `slice` deciding when the event loop turns. */
+export interface AppendPieces {
+  rows: number;
+  slice: TimeSlice;
+}
+
+/**
+ * The same for single values in columns (the tagged scanner's batches). With `pieces`,
+ * a long batch (a huge scrape) is handed to the engine a piece at a time with the event
+ * loop turning between pieces, so that the engine's synchronous work does not hold
+ * every request; the pieces commit together as far as the commit queue groups them, and
+ * a crash may keep some of the pieces and not others, each piece whole.
+ */
 export async function ingestValues(
   deps: IngestDeps, account: number, values: ValueColumns,
-  metricInputs: Map<string, MetricUse>, userAgent: string | null,
+  metricInputs: Map<string, MetricUse>, userAgent: string | null, pieces?: AppendPieces,
 ): Promise<IngestResult> {
   const periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownValueSeries(account, values));
-  if (periods !== null) {
-    // service-side aggregation moves points one by one: rare enough to go through objects
-    await appendSamples(deps, account, aggregatedAll(samplesOf(values), periods), metricInputs);
-  } else {
-    await deps.engine.appendValues(account, values);
-    let newest = -Infinity;
-    for (let i = 0; i < values.length; i++) if (values.time[i]! > newest) newest = values.time[i]!;
-    deps.stored?.(account, metricInputs.keys(), newest);
+  const step = pieces?.rows ?? values.length;
+  const written: Promise<void>[] = [];
+  let newest = -Infinity;
+  for (let from = 0; from < values.length; from += step) {
+    const part = from === 0 && values.length <= step ? values : rowRange(values, from, from + step);
+    let write: Promise<void>;
+    if (periods !== null) {
+      // service-side aggregation moves points one by one: rare enough to go through objects
+      const samples = aggregatedAll(samplesOf(part), periods);
+      write = deps.engine.append(account, samples);
+      for (const s of samples) if (s.time > newest) newest = s.time;
+    } else {
+      write = deps.engine.appendValues(account, part);
+      for (let i = 0; i < part.length; i++) if (part.time[i]! > newest) newest = part.time[i]!;
+    }
+    // awaited below with the others; until then its failure must not count as unhandled
+    write.catch(() => undefined);
+    written.push(write);
+    if (pieces && from + step < values.length) await pieces.slice.pause();
   }
+  await Promise.all(written);
+  deps.stored?.(account, metricInputs.keys(), newest);
   return { accepted: values.length };
 }
 

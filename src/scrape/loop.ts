@@ -7,13 +7,14 @@
 import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
 import type { Agent } from 'node:http';
 import { fetchExposition, scrapeAgent, ScrapeError, type Exposition } from './fetch.js';
-import { convertScrape, reservedKey, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
+import { convertScrapeInSlices, reservedKey, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
 import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import type { ScrapeJob } from './config.js';
 import { ValueRows, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import type { Numbered } from './numbering.js';
+import { TimeSlice } from '../tsdb/slice.js';
 
 export type Health = 'up' | 'down' | 'unknown';
 
@@ -46,6 +47,9 @@ export interface ScrapeOutput {
   scraped(job: string, ok: boolean, durationMs: number, stored: number, refused: Map<RefusalReason, number>): void;
 }
 
+/** The exposition is parsed this much at a time (a few milliseconds of work). */
+const PARSE_PIECE_BYTES = 64 * 1024;
+
 const HEALTH_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'] as const;
 const HEALTH_TYPES: ReadonlyMap<string, { type: 'gauge'; spelling: string }> = new Map(HEALTH_SERIES.map((name) => [name, { type: 'gauge', spelling: name }]));
 
@@ -61,6 +65,8 @@ export class TargetLoop {
   /** the health series, numbered with the exposed ones (their tags frozen: the engine keeps them as they are) */
   private readonly healthSeries: readonly Numbered[];
   private jobNow: ScrapeJob;
+  /** the job changed: the mapping of series starts afresh at the next scrape, not inside this one */
+  private jobChanged = false;
   /** the target's kept-open connection (fetch.ts) */
   private readonly agent: Agent;
 
@@ -81,7 +87,7 @@ export class TargetLoop {
 
   /** A reload's settings, from the next scrape on; the mapping of series starts afresh. */
   set job(job: ScrapeJob) {
-    if (job !== this.jobNow) this.cache.clear();
+    if (job !== this.jobNow) this.jobChanged = true;
     this.jobNow = job;
   }
 
@@ -147,6 +153,10 @@ export class TargetLoop {
    */
   async accept(exp: Exposition, started: number, t0: number, tally: ScrapeTally): Promise<void> {
     const job = this.job;
+    if (this.jobChanged) {
+      this.jobChanged = false;
+      this.cache.clear();
+    }
     const samples: ScrapedSample[] = [];
     // Without metric_relabel_configs every parsed sample counts against sample_limit, so a
     // target far past it is cut while parsing instead of parsed whole first (a million
@@ -158,17 +168,23 @@ export class TargetLoop {
         throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);
       }
     }, { memo: this.memo });
-    parser.push(exp.body);
+    // A piece at a time, the event loop given back between them: a body of a million
+    // series takes seconds to parse, and other targets, pushes and queries must not wait.
+    const slice = new TimeSlice();
+    for (let at = 0; at < exp.body.length; at += PARSE_PIECE_BYTES) {
+      parser.push(exp.body.subarray(at, at + PARSE_PIECE_BYTES));
+      await slice.pause();
+    }
     parser.end();
     tally.scraped = samples.length;
-    const c = convertScrape(samples, this.target, job, started, this.out.limits(), this.cache, HEALTH_SERIES.length);
+    const c = await convertScrapeInSlices(samples, this.target, job, started, this.out.limits(), this.cache, HEALTH_SERIES.length, slice);
     const exposed = c.rows.length;
     this.addHealth(c.rows, started, 1, (performance.now() - t0) / 1000, samples.length, c.postRelabel, c.added);
     const out = await this.out.store(this.account, this.columns(c.rows), new Map([...c.metrics, ...HEALTH_TYPES]), this.cache.reserved);
     tally.refused = c.refused;
     for (const [reason, n] of out.counts) tally.refused.set(reason, (tally.refused.get(reason) ?? 0) + n);
     let refusedExposed = 0;
-    for (const row of out.rows) if (row < exposed) refusedExposed++;
+    for (let row = 0; row < exposed; row++) refusedExposed += out.rows[row]!;
     tally.stored = exposed - refusedExposed;
   }
 

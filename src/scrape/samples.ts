@@ -3,7 +3,8 @@
 // accepted time range, the tag count) plus Prometheus's
 // (honor_labels, metric_relabel_configs, sample_limit, label_limit, honor_timestamps).
 // A sample the v1 rules refuse is counted by reason and the rest stored; a limit
-// exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock.
+// exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock (the
+// sliced form only gives the event loop back between slices).
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
 import { detached, ValueRows, type TagPairs } from '../tsdb/sample.js';
 import { tagKey } from '../tsdb/series-index.js';
@@ -14,6 +15,7 @@ import type { ScrapeJob } from './config.js';
 import { sampleLabels, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import { SeriesNumbering, type Numbered } from './numbering.js';
+import type { TimeSlice } from '../tsdb/slice.js';
 
 /** Why a scraped sample was not stored (the `reason` of the refused-samples self-metric). */
 export type RefusalReason = 'not_finite' | 'too_large' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'type_conflict' | 'series_limit';
@@ -38,6 +40,8 @@ export interface CachedSeries extends Numbered {
   labelCount: number;
   /** why every sample of it is refused, or null */
   refusal: 'metric_name' | 'too_many_tags' | 'duplicate' | null;
+  /** its metric and tags as one string (reservedKey), '' when dropped or refused by name or tags */
+  key: string;
   metric: string;
   spelling: string;
   tags: TagPairs;
@@ -48,6 +52,13 @@ export interface CachedSeries extends Numbered {
 
 export class SeriesCache {
   private readonly entries = new Map<string, CachedSeries>();
+  /**
+   * The entry that holds each stored series (by key): two exposed series that become one
+   * series (labels in another order, or made equal by relabelling) are a duplicate, as in
+   * Prometheus, not two values summed into one point. It also means that in a scrape's
+   * batch, one tag-set array of a metric is one series (sink.ts relies on it).
+   */
+  private readonly holders = new Map<string, CachedSeries>();
   /** the numbers of the series stored, shared with the target's health series */
   readonly numbering = new SeriesNumbering();
   /** the number of the scrape being converted */
@@ -71,11 +82,25 @@ export class SeriesCache {
     this.entries.set(raw, e);
   }
 
+  /**
+   * Whether `e` may store its series in scrape `n`: it holds the series' key, or takes it
+   * when the holder stored nothing in this scrape or the one before (the first of two
+   * duplicates went away; a holder kept that long does not flap with the other).
+   */
+  holds(e: CachedSeries, n: number): boolean {
+    const holder = this.holders.get(e.key);
+    if (holder === e) return true;
+    if (holder !== undefined && holder.lastSeen >= n - 1) return false;
+    this.holders.set(e.key, e);
+    return true;
+  }
+
   /** After a scrape: forgets series not seen in it or the one before. */
   sweep(): void {
     for (const [raw, e] of this.entries) {
       if (e.lastSeen >= this.scrape - 1) continue;
       this.entries.delete(raw);
+      if (this.holders.get(e.key) === e) this.holders.delete(e.key);
       this.numbering.release(e);
     }
   }
@@ -84,6 +109,7 @@ export class SeriesCache {
   clear(): void {
     for (const e of this.entries.values()) this.numbering.release(e);
     this.entries.clear();
+    this.holders.clear();
   }
 }
 
@@ -111,7 +137,7 @@ export function reservedKey(metric: string, tags: TagPairs): string {
 }
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, number: -1, metricNo: -1 };
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, number: -1, metricNo: -1 };
   const labels = sampleLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   e.labelCount = labels.size;
@@ -123,6 +149,7 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
   e.spelling = detached(name);
   e.metric = canonicalMetricName(e.spelling);
+  if (!e.refusal) e.key = reservedKey(e.metric, e.tags);
   return e;
 }
 
@@ -135,31 +162,61 @@ export function convertScrape(
   scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
   cache = new SeriesCache(), moreRows = 0,
 ): ConvertedScrape {
-  // before any row is numbered: a batch's numbers all come from one list
-  cache.numbering.compact();
-  const out: ConvertedScrape = { rows: new ValueRows(scraped.length + moreRows), metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
-  const scrapeTime = Math.floor(scrapeTimeMs / 1000);
-  const n = ++cache.scrape;
+  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, cache);
   // swept however the conversion ends: a limit that fails every scrape must not keep
   // what each one mapped (150k new series a scrape grew RSS to 2.8 GB in 95 s)
   try {
-    convertInto(out, scraped, target, job, scrapeTime, limits, cache, n);
+    convertInto(out, scraped, 0, scraped.length, target, job, scrapeTime, limits, cache, n);
   } finally {
     cache.sweep();
   }
   return out;
 }
 
+/** Samples converted between two turns of the event loop (at most; `slice` decides). */
+const CONVERT_STEP = 4096;
+
+/**
+ * The same, giving the event loop back whenever `slice` says so: a target of a million
+ * series takes seconds to convert the first time, which must not hold every request.
+ * The cache is the target's alone and one scrape of a target runs at a time, so nothing
+ * else touches it between the slices.
+ */
+export async function convertScrapeInSlices(
+  scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
+  cache: SeriesCache, moreRows: number, slice: TimeSlice,
+): Promise<ConvertedScrape> {
+  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, cache);
+  try {
+    for (let from = 0; from < scraped.length; from += CONVERT_STEP) {
+      convertInto(out, scraped, from, Math.min(from + CONVERT_STEP, scraped.length), target, job, scrapeTime, limits, cache, n);
+      await slice.pause();
+    }
+  } finally {
+    cache.sweep();
+  }
+  return out;
+}
+
+function begin(rows: number, scrapeTimeMs: number, cache: SeriesCache): { out: ConvertedScrape; scrapeTime: number; n: number } {
+  // before any row is numbered: a batch's numbers all come from one list
+  cache.numbering.compact();
+  const out: ConvertedScrape = { rows: new ValueRows(rows), metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
+  return { out, scrapeTime: Math.floor(scrapeTimeMs / 1000), n: ++cache.scrape };
+}
+
+/** Samples from <= i < to into `out`. */
 function convertInto(
-  out: ConvertedScrape, scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules,
+  out: ConvertedScrape, scraped: readonly ScrapedSample[], from: number, to: number, target: Pick<ScrapeTarget, 'labels'>, job: JobRules,
   scrapeTime: number, limits: ConvertLimits, cache: SeriesCache, n: number,
 ): void {
   const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
-  for (const s of scraped) {
+  for (let i = from; i < to; i++) {
+    const s = scraped[i]!;
     let e = cache.get(s.series);
     if (!e) {
       cache.set(s.series, (e = mapSeries(s, target, job, limits)));
-      if (!e.dropped && !e.refusal && cache.reserved.size && cache.reserved.has(reservedKey(e.metric, e.tags))) e.refusal = 'duplicate';
+      if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
     }
     if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
@@ -171,6 +228,7 @@ function convertInto(
     const value = withinExponentLimits(s.value);
     if (value === null) { refuse('too_large'); continue; }
     if (e.refusal) { refuse(e.refusal); continue; }
+    if (!cache.holds(e, n)) { refuse('duplicate'); continue; }
     const time = job.honorTimestamps && s.timestampMs !== null ? Math.floor(s.timestampMs / 1000) : scrapeTime;
     if (time < limits.oldest || time > limits.newest) { refuse('time_out_of_range'); continue; }
     // one value per series and time in a scrape; a second would be merged into a sum

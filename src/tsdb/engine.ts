@@ -63,6 +63,7 @@ export interface SeriesStore {
   tagValues(account: number, tag: string): Set<string>;
   /** The distinct series these samples would create. */
   unknownSeries(account: number, samples: readonly Sample[]): { metric: string; tags: Sample['tags'] }[];
+  /** ...each with the batch's own tag-pairs array (the first of equal ones): callers match rows by it. */
   unknownValueSeries(account: number, values: ValueColumns): { metric: string; tags: Sample['tags'] }[];
   /** Series per metric of the account. */
   seriesCounts(account: number): Map<string, number>;

@@ -104,6 +104,16 @@ export class ValueRows {
   }
 }
 
+/** Rows from <= row < to as a batch of their own: views of the same buffer, no copy. */
+export function rowRange(cols: ValueColumns, from: number, to: number): ValueColumns {
+  const end = Math.min(to, cols.length);
+  return {
+    length: end - from, metrics: cols.metrics, tagSets: cols.tagSets,
+    metric: cols.metric.subarray(from, end), tag: cols.tag.subarray(from, end),
+    time: cols.time.subarray(from, end), value: cols.value.subarray(from, end),
+  };
+}
+
 /** The rows `keep` accepts, in order (a new batch; the lists are shared). */
 export function selectRows(cols: ValueColumns, keep: (row: number) => boolean): ValueColumns {
   const kept: number[] = [];

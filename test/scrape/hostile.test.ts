@@ -6,6 +6,7 @@ import { createGzip } from 'node:zlib';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startExporter } from './exporter.js';
 import { MAX_SCRAPE_BODY_BYTES } from '../../src/scrape/fetch.js';
+import { SCRAPE_SLICE_ROWS } from '../../src/scrape/sink.js';
 
 type Target = { job: string; health: string; last_error: string | null };
 const targets = async (s: TestServer): Promise<Target[]> => (await s.get('/v1/scrape/targets')).body.targets;
@@ -67,4 +68,23 @@ t.test('sample_limit cuts the parse itself: a target far past it is not parsed t
   await s.server.rt.scrape.scrapeAll();
   const [target] = await targets(s);
   t.match(target, { health: 'down', last_error: 'sample_limit exceeded (more than 5 samples)' });
+});
+
+t.test('a wide target is stored in pieces, every sample exactly once', async (t) => {
+  const n = 10_000;
+  const wide = await startExporter(t);
+  wide.answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(Array.from({ length: n }, (_, i) => `piece{i="${i}"} ${i}`).join('\n') + '\n');
+  };
+  const s = await startTestServer(t, ['limits:', '  new_series_per_hour: 0', 'scrape:', '  scrape_configs:', job('wide', wide.address)].join('\n'));
+  const engine = s.server.rt.engine;
+  const append = engine.appendValues.bind(engine);
+  let appends = 0;
+  engine.appendValues = (account, values) => { appends++; return append(account, values); };
+  await s.server.rt.scrape.scrapeAll();
+  t.ok(appends >= Math.ceil(n / SCRAPE_SLICE_ROWS), `${appends} appends of at most ${SCRAPE_SLICE_ROWS} rows`);
+  const sum = await s.get('/v1/measurements/piece?duration=600&resolution=60&group_by=job&group_by_function=sum');
+  t.equal(sum.status, 200, JSON.stringify(sum.body));
+  t.equal(sum.body.series[0].measurements.at(-1).value, (n * (n - 1)) / 2, 'the sum of every value, each once');
 });

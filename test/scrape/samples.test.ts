@@ -2,7 +2,8 @@
 // limits failing the whole scrape, and the per-target series cache across scrapes.
 import t from 'tap';
 import { parseExposition } from '../../src/scrape/parse.js';
-import { convertScrape, reservedKey, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
+import { convertScrape, convertScrapeInSlices, reservedKey, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
+import { TimeSlice } from '../../src/tsdb/slice.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
 import { compileRelabelConfigs } from '../../src/scrape/relabel.js';
 
@@ -73,4 +74,39 @@ t.test('an exposed sample naming one of the loop\'s own series is a duplicate, n
   const c = convertScrape(parse('up 5\nup{other="x"} 1'), target, job, NOW, limits, cache);
   t.same(samples(c, cache).map((s) => [s.metric, s.tags]), [['up', [['instance', 'h:1'], ['job', 'j'], ['other', 'x']]]], 'another up series is the target\'s to expose');
   t.same([...c.refused], [['duplicate', 1]]);
+});
+
+t.test('two exposed series that are one series (labels reordered, or made equal by relabelling) store one value, the other a duplicate', async (t) => {
+  const cache = new SeriesCache();
+  const c = convertScrape(parse('a{x="1",y="2"} 5\na{y="2",x="1"} 7\nb 1'), target, job, NOW, limits, cache);
+  t.same(samples(c, cache).map((s) => [s.metric, s.sum]), [['a', 5], ['b', 1]], 'not 5 + 7 summed into one point');
+  t.same([...c.refused], [['duplicate', 1]]);
+  const dropZone = compileRelabelConfigs([{ regex: 'zone', action: 'labeldrop' }], () => {});
+  const r = convertScrape(parse('c{zone="a"} 1\nc{zone="b"} 2'), target, { ...job, metricRelabelConfigs: dropZone }, NOW, limits);
+  t.same([r.rows.length, [...r.refused]], [1, [['duplicate', 1]]]);
+});
+
+t.test('when the first of two duplicates goes away, the other one stores its series', async (t) => {
+  const cache = new SeriesCache();
+  const stored = (text: string) => samples(convertScrape(parse(text), target, job, NOW, limits, cache), cache).map((s) => s.sum);
+  t.same(stored('a{x="1",y="2"} 5\na{y="2",x="1"} 7'), [5]);
+  t.same(stored('a{y="2",x="1"} 7'), [], 'the first is still held for a scrape: it may come back');
+  t.same(stored('a{y="2",x="1"} 8'), [8], 'swept: the other takes the series');
+});
+
+t.test('convertScrapeInSlices converts what convertScrape does, giving the event loop back between slices', async (t) => {
+  const text = Array.from({ length: 10_000 }, (_, i) => `m{i="${i}"} ${i}${i % 1000 === 7 ? '\nm{i="7"} 1' : ''}`).join('\n');
+  const wholeCache = new SeriesCache();
+  const whole = convertScrape(parse(text), target, job, NOW, limits, wholeCache, 2);
+  const cache = new SeriesCache();
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 0);
+  const sliced = await convertScrapeInSlices(parse(text), target, job, NOW, limits, cache, 2, new TimeSlice(0));
+  clearInterval(ticker);
+  t.ok(turns > 0, `the event loop turned (${turns} timer callbacks) while it converted`);
+  t.same(samples(sliced, cache).map((s) => [s.tags, s.sum]), samples(whole, wholeCache).map((s) => [s.tags, s.sum]), 'the same rows');
+  t.same([...sliced.refused], [...whole.refused]);
+  t.same([...sliced.refused], [['duplicate', 10]]);
+  t.equal(sliced.rows.capacity, whole.rows.capacity);
+  t.equal(cache.size, 10_000);
 });
