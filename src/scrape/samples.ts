@@ -45,9 +45,15 @@ export interface CachedSeries extends Numbered {
   metric: string;
   spelling: string;
   tags: TagPairs;
-  /** the scrape it was last seen in, and the time of that sample */
+  /** the scrape it last stored a sample in, and the time of that sample */
   lastSeen: number;
   lastTime: number;
+  /**
+   * The scrape it was last exposed in, stored or not: what the sweep keeps it by. A
+   * series dropped by metric_relabel_configs or refused stores nothing, and by lastSeen
+   * it was forgotten after every scrape and relabelled again in the next.
+   */
+  exposed: number;
 }
 
 export class SeriesCache {
@@ -69,6 +75,8 @@ export class SeriesCache {
    * it, rather than merged into it (an exposed `up 5` made `up` average 3).
    */
   readonly reserved = new Set<string>();
+  /** limits.tagsPerMeasurement the mappings were made under (a reload may change it) */
+  private tagLimit = -1;
 
   get size(): number {
     return this.entries.size;
@@ -95,14 +103,23 @@ export class SeriesCache {
     return true;
   }
 
-  /** After a scrape: forgets series not seen in it or the one before. */
+  /** After a scrape: forgets series not exposed in it or the one before. */
   sweep(): void {
     for (const [raw, e] of this.entries) {
-      if (e.lastSeen >= this.scrape - 1) continue;
+      if (e.exposed >= this.scrape - 1) continue;
       this.entries.delete(raw);
       if (this.holders.get(e.key) === e) this.holders.delete(e.key);
       this.numbering.release(e);
     }
+  }
+
+  /**
+   * Before a scrape: a mapping decides once whether a series has too many tags, so a
+   * reload that changes the limit starts the mapping afresh, as a changed job does.
+   */
+  mapUnder(limits: ConvertLimits): void {
+    if (limits.tagsPerMeasurement !== this.tagLimit) this.clear();
+    this.tagLimit = limits.tagsPerMeasurement;
   }
 
   /** The job's settings changed: every mapping may have. */
@@ -137,7 +154,7 @@ export function reservedKey(metric: string, tags: TagPairs): string {
 }
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, number: -1, metricNo: -1 };
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, number: -1, metricNo: -1 };
   const labels = sampleLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   e.labelCount = labels.size;
@@ -162,7 +179,7 @@ export function convertScrape(
   scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
   cache = new SeriesCache(), moreRows = 0,
 ): ConvertedScrape {
-  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, cache);
+  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, limits, cache);
   // swept however the conversion ends: a limit that fails every scrape must not keep
   // what each one mapped (150k new series a scrape grew RSS to 2.8 GB in 95 s)
   try {
@@ -186,7 +203,7 @@ export async function convertScrapeInSlices(
   scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
   cache: SeriesCache, moreRows: number, slice: TimeSlice,
 ): Promise<ConvertedScrape> {
-  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, cache);
+  const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, limits, cache);
   try {
     for (let from = 0; from < scraped.length; from += CONVERT_STEP) {
       convertInto(out, scraped, from, Math.min(from + CONVERT_STEP, scraped.length), target, job, scrapeTime, limits, cache, n);
@@ -198,7 +215,8 @@ export async function convertScrapeInSlices(
   return out;
 }
 
-function begin(rows: number, scrapeTimeMs: number, cache: SeriesCache): { out: ConvertedScrape; scrapeTime: number; n: number } {
+function begin(rows: number, scrapeTimeMs: number, limits: ConvertLimits, cache: SeriesCache): { out: ConvertedScrape; scrapeTime: number; n: number } {
+  cache.mapUnder(limits);
   // before any row is numbered: a batch's numbers all come from one list
   cache.numbering.compact();
   const out: ConvertedScrape = { rows: new ValueRows(rows), metrics: new Map(), postRelabel: 0, added: 0, refused: new Map() };
@@ -218,6 +236,7 @@ function convertInto(
       cache.set(s.series, (e = mapSeries(s, target, job, limits)));
       if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
     }
+    e.exposed = n;
     if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
     if (job.sampleLimit > 0 && out.postRelabel > job.sampleLimit) throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);

@@ -52,13 +52,37 @@ t.test('the series cache: mappings reused, series_added, forgotten after two scr
   t.equal(back.added, 1, 'a series back after a gap counts as added');
 });
 
+t.test('series dropped or refused are mapped once while exposed, and forgotten when gone', async (t) => {
+  const cache = new SeriesCache();
+  const dropGone = { ...job, metricRelabelConfigs: compileRelabelConfigs([{ source_labels: ['__name__'], regex: 'gone', action: 'drop' }], () => {}) };
+  const text = 'gone 1\nwide{a="1",b="2",c="3"} 1\nnan NaN\nok 1';
+  const mapped = () => parse(text).map((s) => cache.get(s.series));
+  convertScrape(parse(text), target, dropGone, NOW, limits, cache);
+  const first = mapped();
+  t.ok(first.every((e) => e !== undefined), 'all four mapped');
+  for (let i = 1; i <= 3; i++) convertScrape(parse(text), target, dropGone, NOW + i * 5000, limits, cache);
+  t.same(mapped().map((e, i) => e === first[i]), [true, true, true, true], 'the same mappings, not made again each scrape');
+  convertScrape(parse('ok 2'), target, dropGone, NOW + 20_000, limits, cache);
+  convertScrape(parse('ok 3'), target, dropGone, NOW + 25_000, limits, cache);
+  t.equal(cache.size, 1, 'unexposed for two scrapes: forgotten, dropped and refused ones too');
+});
+
+t.test('a changed tags-per-measurement limit maps the series again', async (t) => {
+  const cache = new SeriesCache();
+  const text = 'wide{a="1",b="2",c="3"} 1';
+  t.same([...convertScrape(parse(text), target, job, NOW, limits, cache).refused], [['too_many_tags', 1]]);
+  const c = convertScrape(parse(text), target, job, NOW + 5000, { ...limits, tagsPerMeasurement: 5 }, cache);
+  t.same(samples(c, cache).map((s) => s.tags.length), [5], 'stored under the raised limit');
+  t.same([...convertScrape(parse(text), target, job, NOW + 10_000, limits, cache).refused], [['too_many_tags', 1]], 'refused again once lowered');
+});
+
 t.test('a scrape failed by a limit still sweeps: what it mapped does not pile up', async (t) => {
   const cache = new SeriesCache();
   for (let scrape = 0; scrape < 5; scrape++) {
     const text = Array.from({ length: 10 }, (_, i) => `s${scrape}_${i} 1`).join('\n');
     t.throws(() => convertScrape(parse(text), target, { ...job, sampleLimit: 5 }, NOW + scrape * 1000, limits, cache), ScrapeLimitError);
   }
-  t.equal(cache.size, 10, 'the last two scrapes\' mappings at most, not all thirty');
+  t.equal(cache.size, 12, 'the last two scrapes\' mappings at most (five stored and the sixth that failed it, each), not all thirty');
 });
 
 t.test('magnitudes follow the push API: 1e127 and more refused as too_large, below 1e-130 stored as 0', async (t) => {
