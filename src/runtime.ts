@@ -112,6 +112,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   });
   catalog.purgeHooks.push((account, names) => engine.purge(account, names));
   catalog.checkComposite = compositeCheck(catalog);
+  catalog.compositeLimit = () => rt.config.limits.per_account.composite_metrics;
   recovery = new StoreRecovery(store, commit, disk, () => engine.reload(), log.child({ component: 'store' }));
   const storeRecovery = recovery;
   metrics.watchEngine(() => engine.stats());

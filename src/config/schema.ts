@@ -117,6 +117,7 @@ export const configSchema = {
             alerts: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
             services: { type: 'integer', minimum: 1, default: 100, reload: 'live' },
             annotation_streams: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
+            composite_metrics: { type: 'integer', minimum: 1, default: 1000, reload: 'live' },
           },
         },
         wide_reads: {

@@ -48,7 +48,7 @@ export interface Config {
     answer_measurements: number;
     rate_limit: { std: RateBucketConfig; agg: RateBucketConfig };
     /** how many of each resource one account may hold (domain/account-limits.ts) */
-    per_account: { spaces: number; charts_per_space: number; alerts: number; services: number; annotation_streams: number };
+    per_account: { spaces: number; charts_per_space: number; alerts: number; services: number; annotation_streams: number; composite_metrics: number };
     /** reads of more series than one read batch: at most `concurrency` at once */
     wide_reads: { concurrency: number; queue_timeout_ms: number };
   };

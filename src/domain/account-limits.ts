@@ -11,6 +11,7 @@ export interface AccountLimits {
   alerts: number;
   services: number;
   annotation_streams: number;
+  composite_metrics: number;
 }
 
 /** Read on every create, so a reload applies at once. */

@@ -9,6 +9,7 @@ import { compileGlob } from '../match/glob.js';
 import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
 import { transformProblem } from './transform.js';
 import type { MetricAttributes } from './metric-attributes.js';
+import { overLimit } from './account-limits.js';
 
 export type MetricType = 'gauge' | 'counter' | 'composite';
 
@@ -66,6 +67,14 @@ export class MetricCatalog {
   readonly purgeHooks: PurgeHook[] = [];
   /** set by the runtime; without it definitions are saved unchecked (unit tests of the catalogue) */
   checkComposite: CompositeCheck | null = null;
+  /**
+   * How many composite metrics one account may hold (limits.per_account, set by the
+   * runtime): every metric is kept in memory, a composite with its definition of up to
+   * 8 kB, so their number is bounded as spaces and alerts are.
+   */
+  compositeLimit: () => number = () => Infinity;
+  /** composites being written, per account: two creates at once cannot both take the last place */
+  private readonly compositesWriting = new Map<number, number>();
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -193,8 +202,25 @@ export class MetricCatalog {
       const problem = await this.checkComposite(accountId, m.composite);
       if (problem) throw new ApiError(400, { params: { composite: [problem] } });
     }
-    await this.commit.write(list.map((m) => this.records.put(accountId, metricKey(m.name), m)));
     const metrics = await this.byName(accountId);
+    const added = list.filter((m) => m.type === 'composite' && metrics.get(metricKey(m.name))?.type !== 'composite').length;
+    const writing = this.compositesWriting.get(accountId) ?? 0;
+    if (added > 0) {
+      const limit = this.compositeLimit();
+      let held = writing;
+      for (const m of metrics.values()) if (m.type === 'composite') held++;
+      if (held + added > limit) throw overLimit('an account', limit, 'composite metrics', 'composite_metrics');
+      this.compositesWriting.set(accountId, writing + added);
+    }
+    try {
+      await this.commit.write(list.map((m) => this.records.put(accountId, metricKey(m.name), m)));
+    } finally {
+      if (added > 0) {
+        const left = this.compositesWriting.get(accountId)! - added;
+        if (left > 0) this.compositesWriting.set(accountId, left);
+        else this.compositesWriting.delete(accountId);
+      }
+    }
     for (const m of list) metrics.set(metricKey(m.name), m);
   }
 }

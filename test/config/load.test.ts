@@ -179,7 +179,7 @@ t.test('sizes take units, 1000-based KB/MB/GB and 1024-based KiB/MiB/GiB', async
   t.equal(parseConfig('limits:\n  body_bytes: 4096\n', FILE, {}).limits.body_bytes, 4096, 'plain integers as before');
   t.same(problems('limits:\n  body_bytes: lots\n'), [`${FILE}:2: limits.body_bytes: must be a number of bytes or a size such as 512KiB, 5MB, 1GiB`]);
   t.same(problems('limits:\n  body_bytes: 1KB\n'), [`${FILE}:2: limits.body_bytes: must be >= 1024`], 'the bounds apply to the converted value');
-  t.same(parseConfig('', FILE, {}).limits.per_account, { spaces: 1000, charts_per_space: 500, alerts: 1000, services: 100, annotation_streams: 1000 });
+  t.same(parseConfig('', FILE, {}).limits.per_account, { spaces: 1000, charts_per_space: 500, alerts: 1000, services: 100, annotation_streams: 1000, composite_metrics: 1000 });
   t.same(problems('limits:\n  per_account:\n    alerts: 0\n'), [`${FILE}:3: limits.per_account.alerts: must be >= 1`]);
   t.equal(problems('limits:\n  per_account:\n    dashboards: 5\n')[0]?.startsWith(`${FILE}:3: limits.per_account`), true, 'an unknown key is a problem on its line');
 });

@@ -11,6 +11,7 @@ const YAML = `limits:
     alerts: 2
     services: 2
     annotation_streams: 2
+    composite_metrics: 2
 `;
 
 const refused = (holder: string, limit: number, what: string, key: string) => ({
@@ -64,4 +65,23 @@ t.test('annotation streams: a new stream past the bound is refused, events on ex
   t.same(over.body, refused('an account', 2, 'annotation streams', 'annotation_streams'));
   t.equal((await event('a')).status, 201, 'more events on a stream that exists');
   t.equal((await s.get('/v1/annotations/c')).status, 404, 'nothing of the refused stream was kept');
+});
+
+t.test('composite metrics: a new one past the bound is refused; updates, gauges and freed places are not', async (t) => {
+  const s = await startTestServer(t, YAML);
+  const put = (name: string, composite = 'sum(s("cpu", "*"))') => s.request('PUT', `/v1/metrics/${name}`, { json: { type: 'composite', composite } });
+  t.equal((await put('a')).status, 201);
+  t.equal((await put('b')).status, 201);
+  const over = await put('c');
+  t.equal(over.status, 403);
+  t.same(over.body, refused('an account', 2, 'composite metrics', 'composite_metrics'));
+  t.equal((await s.get('/v1/metrics/c')).status, 404, 'nothing of the refused metric was kept');
+  t.equal((await put('a', 'sum(s("mem", "*"))')).status, 204, 'an update is not a create');
+  t.equal((await s.request('PUT', '/v1/metrics/g', { json: { type: 'gauge' } })).status, 201, 'gauges are not counted');
+  t.equal((await s.request('DELETE', '/v1/metrics/b')).status, 204);
+  // the one place freed, asked for twice at once: one create takes it
+  const both = await Promise.all([put('d'), put('e')]);
+  t.same(both.map((r) => r.status).sort(), [201, 403], 'two creates at once do not both take the last place');
+  const other = await s.newAccount('other@example.com');
+  t.equal((await s.request('PUT', '/v1/metrics/c', { json: { type: 'composite', composite: 'sum(s("cpu", "*"))' }, auth: other })).status, 201, 'another account has its own count');
 });
