@@ -1,16 +1,25 @@
-// One column of float64s. Two encodings, chosen per column:
+// One column of float64s. Three encodings, chosen per column:
 // - decimal: every value is m / 10^e for a common e <= 12 and |m| <= 2^51 (counters,
 //   gauges with a few decimals): the scale, then zig-zag varint deltas of m. A steady
 //   counter or a slow gauge costs one or two bytes a value.
+// - near-decimal (sums and sums of squares of summaries only, where it is smaller than
+//   xor): every value lies within a few units in the last place of m / 10^e. The sum of
+//   fifteen two-decimal gauges, added in floating point, is rarely the double nearest to
+//   a two-decimal number, so the decimal form fails and xor costs seven or eight bytes
+//   a value; this form stores the decimal delta and the distance in the double's bits
+//   from m / 10^e (zig-zag varints each), three or four bytes.
 // - xor: each value's 64 bits XOR the previous value's (Gorilla), byte-aligned: one
 //   header byte (leading zero bytes << 4 | trailing zero bytes) and the bytes between.
 //   A repeated value costs one byte; noise costs at most nine.
-// Both round-trip exactly, including -0, subnormals and the largest finite doubles.
+// All round-trip exactly, including -0, subnormals and the largest finite doubles.
 import type { ByteReader, ByteWriter } from './bytes.js';
 
 const DECIMAL = 0;
 const XOR = 1;
+const NEAR_DECIMAL = 2;
 const MAX_SCALE = 12;
+/** the largest distance in bits a near-decimal value may have (two varint bytes) */
+const MAX_RESIDUE = 4096;
 const MAX_MANTISSA = 2 ** 51;
 const POW10 = Array.from({ length: MAX_SCALE + 1 }, (_, e) => 10 ** e);
 
@@ -49,7 +58,11 @@ function commonScale(values: ArrayLike<number>, n: number): number {
   return e;
 }
 
-export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number): void {
+/**
+ * `sums`: the column holds sums (a summary's sum or sum of squares), for which the
+ * near-decimal form is tried when the decimal one does not fit.
+ */
+export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number, sums = false): void {
   const e = commonScale(values, n);
   if (e >= 0) {
     w.byte(DECIMAL);
@@ -59,6 +72,21 @@ export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number)
     for (let i = 0; i < n; i++) {
       const m = Math.round(values[i]! * p);
       w.svarint(m - prev);
+      prev = m;
+    }
+    return;
+  }
+  const near = sums ? nearScale(values, n) : -1;
+  if (near >= 0 && nearBytes(values, n, POW10[near]!) < xorBytes(values, n)) {
+    w.byte(NEAR_DECIMAL);
+    w.byte(near);
+    const p = POW10[near]!;
+    let prev = 0;
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      const m = Math.round(v * p) + 0;
+      w.svarint(m - prev);
+      w.svarint(residue(v, m, p));
       prev = m;
     }
     return;
@@ -76,22 +104,106 @@ export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number)
   }
 }
 
+/**
+ * The distance from m / p to v in units of the last place: the difference of their
+ * bits as integers (exact while small; a sign apart, it is huge). `m + 0` by the caller:
+ * a -0 mantissa would not survive its varint.
+ */
+function residue(v: number, m: number, p: number): number {
+  f64[0] = v;
+  const hi = u32[1]!;
+  const lo = u32[0]!;
+  f64[0] = m / p;
+  return (hi - u32[1]!) * 4294967296 + (lo - u32[0]!);
+}
+
+function nearFits(v: number, p: number): boolean {
+  const m = Math.round(v * p) + 0;
+  // written so that NaN fails too
+  if (!(Math.abs(m) <= MAX_MANTISSA)) return false;
+  return Math.abs(residue(v, m, p)) <= MAX_RESIDUE;
+}
+
+/** The smallest scale at which every value is near a decimal, or -1. */
+function nearScale(values: ArrayLike<number>, n: number): number {
+  let e = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    while (!nearFits(v, POW10[e]!)) if (++e > MAX_SCALE) return -1;
+  }
+  // a value near a decimal at 10^a is near one at 10^b, b > a, but the mantissa may
+  // outgrow its bound: checked once more at the scale found
+  const p = POW10[e]!;
+  for (let i = 0; i < n; i++) if (!nearFits(values[i]!, p)) return -1;
+  return e;
+}
+
+function varintBytes(z: number): number {
+  let bytes = 1;
+  while (z >= 128) {
+    z = Math.floor(z / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+function zigzag(x: number): number {
+  return x >= 0 ? x * 2 : -x * 2 - 1;
+}
+
+function nearBytes(values: ArrayLike<number>, n: number, p: number): number {
+  let bytes = 2;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    const m = Math.round(v * p) + 0;
+    bytes += varintBytes(zigzag(m - prev)) + varintBytes(zigzag(residue(v, m, p)));
+    prev = m;
+  }
+  return bytes;
+}
+
+function xorBytes(values: ArrayLike<number>, n: number): number {
+  let bytes = 1;
+  let prevHi = 0;
+  let prevLo = 0;
+  for (let i = 0; i < n; i++) {
+    f64[0] = values[i]!;
+    const lo = u32[0]!;
+    const hi = u32[1]!;
+    bytes += xorLength((hi ^ prevHi) >>> 0, (lo ^ prevLo) >>> 0);
+    prevHi = hi;
+    prevLo = lo;
+  }
+  return bytes;
+}
+
+/** The bytes writeXor writes for one value. */
+function xorLength(hi: number, lo: number): number {
+  const h = xorHeader(hi, lo);
+  return h === 0x80 ? 1 : 9 - (h >> 4) - (h & 0x0f);
+}
+
 function byteAt(hi: number, lo: number, i: number): number {
   // i = 0 is the most significant byte
   return i < 4 ? (hi >>> (24 - 8 * i)) & 0xff : (lo >>> (24 - 8 * (i - 4))) & 0xff;
 }
 
-function writeXor(w: ByteWriter, hi: number, lo: number): void {
-  if (hi === 0 && lo === 0) {
-    w.byte(0x80);
-    return;
-  }
+/** leading zero bytes << 4 | trailing zero bytes of the XOR, or 0x80 when it is 0 */
+function xorHeader(hi: number, lo: number): number {
+  if (hi === 0 && lo === 0) return 0x80;
   let lead = 0;
   while (byteAt(hi, lo, lead) === 0) lead++;
   let trail = 0;
   while (byteAt(hi, lo, 7 - trail) === 0) trail++;
-  w.byte((lead << 4) | trail);
-  for (let i = lead; i < 8 - trail; i++) w.byte(byteAt(hi, lo, i));
+  return (lead << 4) | trail;
+}
+
+function writeXor(w: ByteWriter, hi: number, lo: number): void {
+  const h = xorHeader(hi, lo);
+  w.byte(h);
+  if (h === 0x80) return;
+  for (let i = h >> 4; i < 8 - (h & 0x0f); i++) w.byte(byteAt(hi, lo, i));
 }
 
 /**
@@ -105,6 +217,12 @@ export function readValues(r: ByteReader, out: number[], n: number, from = 0, to
     const e = r.byte();
     if (e > MAX_SCALE) throw new RangeError('bad decimal scale');
     readDecimal(r, out, n, from, to, POW10[e]!);
+    return;
+  }
+  if (mode === NEAR_DECIMAL) {
+    const e = r.byte();
+    if (e > MAX_SCALE) throw new RangeError('bad decimal scale');
+    readNearDecimal(r, out, n, from, to, POW10[e]!);
     return;
   }
   if (mode !== XOR) throw new RangeError('unknown value encoding');
@@ -162,4 +280,22 @@ function readDecimal(r: ByteReader, out: number[], n: number, from: number, to: 
     if (i >= from && i < to) out.push(m / p);
   }
   r.pos = pos;
+}
+
+/** Pairs of zig-zag varints (mantissa delta, distance in bits) of a near-decimal column. */
+function readNearDecimal(r: ByteReader, out: number[], n: number, from: number, to: number, p: number): void {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    m += r.svarint();
+    const d = r.svarint();
+    if (Math.abs(d) > MAX_RESIDUE) throw new RangeError('bad near-decimal distance');
+    if (i < from || i >= to) continue;
+    f64[0] = m / p;
+    let lo = u32[0]! + d;
+    let hi = u32[1]!;
+    if (lo < 0) { lo += 4294967296; hi -= 1; } else if (lo >= 4294967296) { lo -= 4294967296; hi += 1; }
+    u32[0] = lo;
+    u32[1] = hi;
+    out.push(f64[0]!);
+  }
 }

@@ -359,3 +359,123 @@ t.test('head points appended in order after stored ones equal their merge, or ar
   t.ok(merged > 100, `equal times merged (${merged})`);
   t.ok(refused > 50, `halves going back refused (${refused})`);
 });
+
+/** writeValues' encoding of a column: its mode byte, and its length. */
+function encoded(values: number[], sums: boolean): { mode: number; bytes: number; back: number[] } {
+  const w = new ByteWriter(4);
+  writeValues(w, values, values.length, sums);
+  const buf = w.finish();
+  const back: number[] = [];
+  const r = new ByteReader(buf);
+  readValues(r, back, values.length);
+  if (!r.done) throw new Error('bytes left over');
+  return { mode: buf[0]!, bytes: buf.length, back };
+}
+
+t.test('sums of decimals added in floating point are stored near their decimal, exactly', async (t) => {
+  let seed = 11;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  // a 900 s rollup of a two-decimal gauge: sums and sums of squares of 15 points
+  const sums: number[] = [];
+  const squares: number[] = [];
+  for (let b = 0; b < 96; b++) {
+    let s = 0;
+    let q = 0;
+    for (let i = 0; i < 15; i++) {
+      const v = Math.round((50 + random() * 50) * 100) / 100;
+      s += v;
+      q += v * v;
+    }
+    sums.push(s);
+    squares.push(q);
+  }
+  for (const [name, column, most] of [['sums', sums, 0.5], ['sums of squares', squares, 0.8]] as const) {
+    const xor = encoded(column, false);
+    t.equal(xor.mode, 1, `${name}: as plain values, xor`);
+    const { mode, bytes, back } = encoded(column, true);
+    t.equal(mode, 2, `${name}: as sums, near-decimal`);
+    t.ok(same(back, column), `${name}: every bit back`);
+    t.ok(bytes < xor.bytes * most, `${name}: ${bytes} bytes against xor's ${xor.bytes}`);
+  }
+});
+
+t.test('a sums column round-trips every double, whichever form it takes', async (t) => {
+  let seed = 5;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const f64 = new Float64Array(1);
+  const u32 = new Uint32Array(f64.buffer);
+  /** v moved by k units in the last place (across a 32-bit word too) */
+  const ulps = (v: number, k: number) => {
+    f64[0] = v;
+    const lo = u32[0]! + k;
+    u32[0] = lo >>> 0;
+    u32[1] = u32[1]! + Math.floor(lo / 4294967296);
+    return f64[0]!;
+  };
+  const cases: [string, number[]][] = [
+    ['signed zeros', [0, -0, 0.1 + 0.2, -0]],
+    ['subnormals', [5e-324, -5e-324, 1e-310, 0]],
+    ['non-finite', [0.1 + 0.2, Infinity, NaN, -Infinity]],
+    ['extremes', [Number.MAX_VALUE, 0.1 + 0.2, 2 ** 51 + 0.5, -(2 ** 52)]],
+    ['a carry across the low word', [ulps(1.5, 0xffffffff), ulps(0.3, -4), ulps(2 ** 32 + 0.7, 4096), ulps(7.25, -4096)]],
+    ['the distance bound', [ulps(0.3, 4097), ulps(0.7, -4097), 0.1 + 0.2]],
+    ['twelve places', [1.000000000001 + 1e-13, 0.000000000003 * 3]],
+  ];
+  for (let k = 0; k < 300; k++) {
+    const e = Math.floor(random() * 8);
+    const column = Array.from({ length: 1 + Math.floor(random() * 40) }, () => {
+      const pick = random();
+      if (pick < 0.6) return Array.from({ length: 1 + Math.floor(random() * 20) }, () => Math.round((random() - 0.3) * 10 ** (e + 3)) / 10 ** e).reduce((a, b) => a + b);
+      if (pick < 0.8) return ulps(Math.round(random() * 1e6) / 10 ** e, Math.floor(random() * 20) - 10);
+      return (random() - 0.5) * 10 ** (Math.floor(random() * 40) - 20);
+    });
+    cases.push([`random ${k}`, column]);
+  }
+  let wrong = 0;
+  const modes = new Set<number>();
+  for (const [name, column] of cases) {
+    const { mode, back } = encoded(column, true);
+    modes.add(mode);
+    if (!same(back, column)) {
+      wrong++;
+      t.fail(`${name}: ${column} came back as ${back}`);
+    }
+  }
+  t.equal(wrong, 0, `all ${cases.length} columns back to the bit`);
+  t.same([...modes].sort(), [0, 1, 2], 'every form was taken');
+  // distances that cross the low 32 bits of the double, both ways: 2^50 (low word 0)
+  // one unit down, and 2^51 - 1 (low word 0xfffffffc) four units up
+  const w = new ByteWriter(4);
+  w.byte(2);
+  w.byte(0);
+  w.svarint(2 ** 50);
+  w.svarint(-1);
+  w.svarint(2 ** 50 - 1);
+  w.svarint(4);
+  const back: number[] = [];
+  readValues(new ByteReader(w.finish()), back, 2);
+  t.same(back, [2 ** 50 - 0.125, 2 ** 51], 'a borrow from and a carry into the high word');
+});
+
+t.test('a summary chunk stores its counts as runs; one written before, counts one by one, still reads', async (t) => {
+  const win = 1_795_276_800;
+  const p = emptyPoints();
+  for (let i = 0; i < 96; i++) pushPoint(p, win + i * 900, { count: i === 95 ? 7 : 15, sum: i * 15, min: i - 1, max: i + 1, last: i, sumsq: i * i * 15 });
+  const buf = encodeChunk(p, win);
+  t.same(decodeChunk(buf, win), p);
+  t.same(decodeChunk(buf, win, win + 900 * 90, win + 900 * 96).count, [15, 15, 15, 15, 15, 7], 'a cut through the runs');
+  // the earlier layout: flags 1, then a uvarint a count
+  const w = new ByteWriter(4);
+  w.uvarint(96);
+  w.byte(1);
+  w.uvarint(0);
+  w.uvarint(900);
+  w.uvarint(95);
+  writeValues(w, p.sum, 96);
+  for (const c of p.count) w.uvarint(c);
+  for (const col of [p.min, p.max, p.last, p.sumsq]) writeValues(w, col, 96);
+  const old = w.finish();
+  t.same(decodeChunk(old, win), p, 'the old layout decodes to the same points');
+  t.ok(buf.length < old.length - 90, `${buf.length} bytes against ${old.length}`);
+  t.throws(() => decodeChunk(Buffer.concat([old.subarray(0, 1), Buffer.from([3]), old.subarray(2)]), win), RangeError, 'counts one by one read as runs: an error, not garbage');
+});
