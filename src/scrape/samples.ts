@@ -54,6 +54,8 @@ export interface CachedSeries extends Numbered {
    * it was forgotten after every scrape and relabelled again in the next.
    */
   exposed: number;
+  /** it holds its key in SeriesCache.holders (a flag, so a steady series costs no lookup there) */
+  holding: boolean;
 }
 
 export class SeriesCache {
@@ -96,10 +98,14 @@ export class SeriesCache {
    * duplicates went away; a holder kept that long does not flap with the other).
    */
   holds(e: CachedSeries, n: number): boolean {
+    if (e.holding) return true;
     const holder = this.holders.get(e.key);
-    if (holder === e) return true;
-    if (holder !== undefined && holder.lastSeen >= n - 1) return false;
+    if (holder !== undefined) {
+      if (holder.lastSeen >= n - 1) return false;
+      holder.holding = false;
+    }
     this.holders.set(e.key, e);
+    e.holding = true;
     return true;
   }
 
@@ -108,7 +114,7 @@ export class SeriesCache {
     for (const [raw, e] of this.entries) {
       if (e.exposed >= this.scrape - 1) continue;
       this.entries.delete(raw);
-      if (this.holders.get(e.key) === e) this.holders.delete(e.key);
+      if (e.holding) this.holders.delete(e.key);
       this.numbering.release(e);
     }
   }
@@ -154,7 +160,7 @@ export function reservedKey(metric: string, tags: TagPairs): string {
 }
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, number: -1, metricNo: -1 };
+  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
   const labels = sampleLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   e.labelCount = labels.size;
