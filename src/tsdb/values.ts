@@ -76,31 +76,13 @@ export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number,
     }
     return;
   }
+  const start = w.pos;
+  writeXorColumn(w, values, n);
+  // a sums column takes the near-decimal form instead where that is smaller
   const near = sums ? nearScale(values, n) : -1;
-  if (near >= 0 && nearBytes(values, n, POW10[near]!) < xorBytes(values, n)) {
-    w.byte(NEAR_DECIMAL);
-    w.byte(near);
-    const p = POW10[near]!;
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const v = values[i]!;
-      const m = Math.round(v * p) + 0;
-      w.svarint(m - prev);
-      w.svarint(residue(v, m, p));
-      prev = m;
-    }
-    return;
-  }
-  w.byte(XOR);
-  let prevHi = 0;
-  let prevLo = 0;
-  for (let i = 0; i < n; i++) {
-    f64[0] = values[i]!;
-    const lo = u32[0]!;
-    const hi = u32[1]!;
-    writeXor(w, (hi ^ prevHi) >>> 0, (lo ^ prevLo) >>> 0);
-    prevHi = hi;
-    prevLo = lo;
+  if (near >= 0 && nearColumn(values, n, near, null) < w.pos - start) {
+    w.pos = start; // written over
+    nearColumn(values, n, near, w);
   }
 }
 
@@ -151,37 +133,42 @@ function zigzag(x: number): number {
   return x >= 0 ? x * 2 : -x * 2 - 1;
 }
 
-function nearBytes(values: ArrayLike<number>, n: number, p: number): number {
+/** The near-decimal form of a column at scale e, written to `w`; with `w` null, only its length in bytes. */
+function nearColumn(values: ArrayLike<number>, n: number, e: number, w: ByteWriter | null): number {
+  w?.byte(NEAR_DECIMAL);
+  w?.byte(e);
+  const p = POW10[e]!;
   let bytes = 2;
   let prev = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     const m = Math.round(v * p) + 0;
-    bytes += varintBytes(zigzag(m - prev)) + varintBytes(zigzag(residue(v, m, p)));
+    const d = residue(v, m, p);
+    if (w) {
+      w.svarint(m - prev);
+      w.svarint(d);
+    } else bytes += varintBytes(zigzag(m - prev)) + varintBytes(zigzag(d));
     prev = m;
   }
   return bytes;
 }
 
-function xorBytes(values: ArrayLike<number>, n: number): number {
-  let bytes = 1;
+function writeXorColumn(w: ByteWriter, values: ArrayLike<number>, n: number): void {
+  w.byte(XOR);
   let prevHi = 0;
   let prevLo = 0;
   for (let i = 0; i < n; i++) {
     f64[0] = values[i]!;
     const lo = u32[0]!;
     const hi = u32[1]!;
-    bytes += xorLength((hi ^ prevHi) >>> 0, (lo ^ prevLo) >>> 0);
+    const xh = (hi ^ prevHi) >>> 0;
+    const xl = (lo ^ prevLo) >>> 0;
+    const h = xorHeader(xh, xl);
+    w.byte(h);
+    if (h !== 0x80) for (let b = h >> 4; b < 8 - (h & 0x0f); b++) w.byte(byteAt(xh, xl, b));
     prevHi = hi;
     prevLo = lo;
   }
-  return bytes;
-}
-
-/** The bytes writeXor writes for one value. */
-function xorLength(hi: number, lo: number): number {
-  const h = xorHeader(hi, lo);
-  return h === 0x80 ? 1 : 9 - (h >> 4) - (h & 0x0f);
 }
 
 function byteAt(hi: number, lo: number, i: number): number {
@@ -192,18 +179,10 @@ function byteAt(hi: number, lo: number, i: number): number {
 /** leading zero bytes << 4 | trailing zero bytes of the XOR, or 0x80 when it is 0 */
 function xorHeader(hi: number, lo: number): number {
   if (hi === 0 && lo === 0) return 0x80;
-  let lead = 0;
-  while (byteAt(hi, lo, lead) === 0) lead++;
-  let trail = 0;
-  while (byteAt(hi, lo, 7 - trail) === 0) trail++;
+  const lead = hi !== 0 ? Math.clz32(hi) >> 3 : 4 + (Math.clz32(lo) >> 3);
+  // trailing zero bits: those below the lowest set bit (x & -x isolates it)
+  const trail = lo !== 0 ? (31 - Math.clz32(lo & -lo)) >> 3 : 4 + ((31 - Math.clz32(hi & -hi)) >> 3);
   return (lead << 4) | trail;
-}
-
-function writeXor(w: ByteWriter, hi: number, lo: number): void {
-  const h = xorHeader(hi, lo);
-  w.byte(h);
-  if (h === 0x80) return;
-  for (let i = h >> 4; i < 8 - (h & 0x0f); i++) w.byte(byteAt(hi, lo, i));
 }
 
 /**
