@@ -75,7 +75,8 @@ export interface Runtime {
   /** false once shutdown has begun: /ready answers 503 */
   ready: boolean;
   /** every closer registered here runs at shutdown, last registered first */
-  closers: (() => Promise<void>)[];
+  /** each given the time by which the shutdown should be over (ms since the epoch) */
+  closers: ((deadline: number) => Promise<void>)[];
 }
 
 export async function createRuntime(config: Config, log: Logger, metrics = new SelfMetrics()): Promise<Runtime> {
@@ -178,7 +179,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   await outbox.start();
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => rt.scanner.close());
-  rt.closers.push(() => engine.close());
+  rt.closers.push((deadline) => engine.close(() => Date.now() >= deadline));
   rt.closers.push(async () => { storeRecovery.stop(); await storeRecovery.idle(); });
   rt.closers.push(() => retention.stop());
   // first to stop: no evaluation reads the engine while it closes
@@ -199,10 +200,11 @@ function scrapeAccount(accounts: AccountDirectory, email: string | null): number
   return (admin ?? all[0])?.id ?? null;
 }
 
-export async function closeRuntime(rt: Runtime): Promise<void> {
+/** `deadline` (ms since the epoch): when the engine stops writing its head (the WAL keeps the rest). */
+export async function closeRuntime(rt: Runtime, deadline = Infinity): Promise<void> {
   rt.ready = false;
   for (const close of [...rt.closers].reverse()) {
-    try { await close(); } catch (err) { rt.log.error({ err }, 'error while shutting down'); }
+    try { await close(deadline); } catch (err) { rt.log.error({ err }, 'error while shutting down'); }
   }
   rt.disk.stop();
   await rt.jobs.stop();

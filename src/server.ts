@@ -27,7 +27,11 @@ export interface RunningServer {
   adminSocket: string | null;
   /** re-reads the config through `load`; a bad config keeps the old one running */
   reload(): Promise<boolean>;
-  close(): Promise<void>;
+  /**
+   * Drains requests and stops. `deadline` (ms since the epoch): the engine stops writing
+   * its head then and leaves the rest to the WAL, so the process exits in time.
+   */
+  close(deadline?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -124,7 +128,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
   const reload = () => (reloading = reloading.then(applyFile));
 
   let closing: Promise<void> | null = null;
-  const close = () => (closing ??= (async () => {
+  const close = (deadline = Infinity) => (closing ??= (async () => {
     clearInterval(renewal);
     rt.ready = false;
     await Promise.all([
@@ -132,7 +136,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
       adminSocket ? new Promise((r) => adminSocket.server.close(r)) : null,
     ]);
     if (adminSocket) rmSync(adminSocket.path, { force: true });
-    await closeRuntime(rt);
+    await closeRuntime(rt, deadline);
     log.info('gaugeway stopped');
   })());
 

@@ -7,6 +7,9 @@ import { checkDataDir, checkPort, listenProblem } from './preflight.js';
 import { restoreMarkerProblem } from './backup.js';
 import { GaugewayError } from '../errors.js';
 
+/** What a shutdown keeps, after the engine stops writing, to stop merges and close LevelDB. */
+const SHUTDOWN_MARGIN_MS = 3000;
+
 const USAGE = `usage:
   gaugeway serve [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
     runs the service in the foreground until SIGTERM or SIGINT; SIGHUP re-reads the
@@ -53,9 +56,12 @@ export async function serve(args: string[]): Promise<number> {
       }
       stopping = true;
       log.info({ signal }, 'shutting down');
-      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, server.rt.config.http.shutdown_timeout_ms + 5000); // as reloaded
+      const allowedMs = server.rt.config.http.shutdown_timeout_ms + 5000; // as reloaded
+      const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, allowedMs);
       force.unref();
-      server.close().then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
+      // The engine stops writing its head SHUTDOWN_MARGIN_MS before the forced exit (the
+      // WAL keeps the rest), leaving time to stop the merges and close LevelDB cleanly.
+      server.close(Date.now() + allowedMs - SHUTDOWN_MARGIN_MS).then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));

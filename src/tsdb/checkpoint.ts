@@ -60,6 +60,8 @@ export class Checkpointer {
   private running: Promise<void> | null = null;
   /** st.walWritten as of the last checkpoint's cut that landed */
   private walCounted = 0;
+  /** true once a checkpoint must stop writing (shutdown past its deadline) */
+  private stopNow: () => boolean = () => false;
 
   constructor(private readonly st: EngineState, private readonly compactor: Compactor) {}
 
@@ -74,12 +76,26 @@ export class Checkpointer {
    */
   checkpoint(all = false): Promise<void> {
     if (this.running) return this.running.then(() => this.checkpoint(all));
-    const run = this.write(all).finally(() => { this.running = null; });
+    const run = this.write(all).then(() => undefined).finally(() => { this.running = null; });
     this.running = run;
     return run;
   }
 
-  private async write(all: boolean): Promise<void> {
+  /**
+   * The shutdown checkpoint: every window's points, unless `stopNow` turns true first
+   * (checked between series, the running checkpoint included). A million-series head
+   * took longer to write than systemd waits; what is left unwritten stays in the WAL, as
+   * after a crash between batches, and the next start replays it. Returns whether
+   * everything was written.
+   */
+  async finish(stopNow: () => boolean): Promise<boolean> {
+    this.stopNow = stopNow;
+    await this.idle();
+    return this.write(true);
+  }
+
+  /** Resolves to false when stopNow cut it short (everything unwritten stays in the head and the WAL). */
+  private async write(all: boolean): Promise<boolean> {
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
     // Synchronously: the windows written now and the WAL records they no longer need.
@@ -118,9 +134,14 @@ export class Checkpointer {
       batchFlushes = [];
       for (const f of written) this.landed(f);
     };
+    let cut = false;
     try {
       const slice = new TimeSlice();
       for (; next < flushes.length; next++) {
+        if (this.stopNow()) {
+          cut = true;
+          break;
+        }
         const f = flushes[next]!;
         const bufs = encodeFlush(f);
         f.parts.forEach((p, i) => ops.push(putOp(pts, p.key, bufs[i]!)));
@@ -128,23 +149,37 @@ export class Checkpointer {
         if (ops.length >= BATCH_OPS) await writeBatch();
         await slice.pause();
       }
-      for (const key of headDeletes) ops.push(delOp(heads, key));
       for (const key of orphans) ops.push(delOp(pts, key));
-      for (const seq of walSeqs) ops.push(delOp(wal, walKey(seq)));
+      // Cut short, the WAL records all stay (replay skips what the parts written hold).
+      if (!cut) {
+        for (const key of headDeletes) ops.push(delOp(heads, key));
+        for (const seq of walSeqs) ops.push(delOp(wal, walKey(seq)));
+      }
       ops.push(putOp(meta, 'seq', st.seq));
       await writeBatch();
-      st.reclaim.deleted('wal', walWritten - this.walCounted);
-      this.walCounted = walWritten;
+      if (!cut) {
+        st.reclaim.deleted('wal', walWritten - this.walCounted);
+        this.walCounted = walWritten;
+      }
     } catch (err) {
       // What was not written goes back, so nothing lives only in a lost batch (the store
       // is being reopened and the engine reloaded from disk; until then reads stay whole).
-      for (const f of [...batchFlushes, ...flushes.slice(next + 1)]) for (const w of f.windows) w.chunk.restore();
+      // (flushes[next] is in batchFlushes, unless the loop was cut before taking it)
+      for (const f of [...batchFlushes, ...flushes.slice(cut ? next : next + 1)]) for (const w of f.windows) w.chunk.restore();
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.orphanChunks = [...orphans, ...st.orphanChunks];
       throw err;
     }
+    if (cut) {
+      for (const f of flushes.slice(next)) for (const w of f.windows) w.chunk.restore();
+      st.walSeqs = [...walSeqs, ...st.walSeqs];
+      st.headDeletes = [...headDeletes, ...st.headDeletes];
+      st.log.warn({ written: next, left: flushes.length - next }, 'checkpoint stopped before its end (shutdown deadline): the series left are replayed from the write-ahead log at the next start');
+      return false;
+    }
     this.sealIdle(Date.now());
+    return true;
   }
 
   /** A flush's parts are in LevelDB: the catalog lists them and the head lets go of them. */

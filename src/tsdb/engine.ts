@@ -241,11 +241,16 @@ export class Engine implements SeriesStore {
     return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size, reclaims, reclaimPendingBytes: pending };
   }
 
-  async close(): Promise<void> {
+  /**
+   * Writes the head and stops. Once `stopWriting` says so (asked between series), the
+   * last checkpoint writes no more, and what it leaves is replayed from the WAL at the
+   * next start.
+   */
+  async close(stopWriting: () => boolean = () => false): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.closed) return;
-    await this.checkpointer.checkpoint(true);
+    await this.checkpointer.finish(stopWriting);
     await this.compactor.stop();
     await this.st.reclaim.idle();
     this.closed = true;

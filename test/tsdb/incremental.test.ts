@@ -186,6 +186,52 @@ t.test('a checkpoint cut short between its batches: every point is read back exa
   await b.crash();
 });
 
+t.test('a shutdown checkpoint stopped between series leaves the rest to the WAL: every point is read back exactly once', async (t) => {
+  const dir = tempDir(t);
+  const a = await open(dir);
+  const base = windowOf(Math.floor(Date.now() / 1000)) - 4 * WINDOW;
+  const SERIES = 1200;
+  const value = (i: number, r: number) => r * 10_000 + i;
+  for (let r = 0; r < 3; r++) {
+    await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', tagsOf(i), base + r * 60, value(i, r))));
+  }
+  await a.engine.checkpoint(); // the points so far are written whole
+  for (let r = 3; r < 6; r++) {
+    await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', tagsOf(i), base + r * 60, value(i, r))));
+  }
+  const peek = async () => {
+    const store = await Store.open(dir, { sync: false });
+    const counts = { parts: (await store.binary('pts').keys().all()).length, wal: (await store.binary('wal').keys().all()).length };
+    await store.close();
+    return counts;
+  };
+  let asked = 0;
+  await a.engine.close(() => ++asked > 500); // 500 series written, then the deadline passes
+  await a.crash();
+  const { parts, wal } = await peek();
+  // three parts a series a checkpoint (whole minutes, 900 s, 3600 s): all of the first, 500 series of the last
+  t.equal(parts, 3 * SERIES + 3 * 500, 'the shutdown checkpoint wrote the series it reached, and no more');
+  t.ok(wal > 0, `and kept the WAL records (${wal})`);
+
+  const b = await open(dir);
+  const refs = b.engine.select(1, 'm', { op: 'all' });
+  t.equal(refs.length, SERIES);
+  const read = async (tier: 0 | 60) => b.engine.read(1, refs.map((r) => r.id), tier, base, base + WINDOW);
+  for (const tier of [0, 60] as const) {
+    const points = await read(tier);
+    let wrong = 0;
+    refs.forEach((ref, n) => {
+      const i = Number(ref.tags[0]![1].slice(1));
+      const p = points[n]!;
+      if (JSON.stringify(p.sum) !== JSON.stringify(Array.from({ length: 6 }, (_, r) => value(i, r))) || !p.count.every((c) => c === 1)) wrong++;
+    });
+    t.equal(wrong, 0, `tier ${tier}: no series lost or doubled a point`);
+  }
+  await b.engine.close();
+  await b.crash();
+  t.equal((await peek()).wal, 0, 'a shutdown given the time writes everything and empties the WAL');
+});
+
 t.test('the rollup tiers after a checkpoint cut short: every minute, quarter and hour holds each point once, as raw rolled up', async (t) => {
   const dir = tempDir(t);
   const a = await open(dir);
