@@ -2,7 +2,7 @@
 // security headers, caching, the external_url sub-path, paths that must not resolve, a
 // checkout that was never built, and the 401 without a Basic challenge for the UI.
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer } from '../helpers/server.js';
@@ -50,6 +50,7 @@ t.test('request paths that name no built file do not resolve', async (t) => {
 
 t.test('a checkout whose UI was never built says how to build it', async (t) => {
   const empty = mkdtempSync(join(tmpdir(), 'gw-ui-'));
+  t.teardown(() => rmSync(empty, { recursive: true, force: true }));
   t.equal(loadUiFiles(empty), null);
   const ctx = { method: 'GET', path: '/', status: 404, body: undefined as unknown, headers: {} as Record<string, string>, set(k: string, v: string) { this.headers[k] = v; } };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -55,10 +55,12 @@ t.test('services: a refused URL is a 400 under its setting; the config names a b
   t.same((await post('https://a.blocked.example/')).body, { errors: { params: { 'settings.url': ['is refused: a.blocked.example is denied by notifications.outbound.deny'] } } });
   t.equal((await post('http://10.0.0.1/hook')).status, 201);
   const { loadConfig } = await import('../../src/config/load.js');
-  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
-  const file = join(mkdtempSync(join(tmpdir(), 'gw-cfg-')), 'c.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'gw-cfg-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'c.yaml');
   writeFileSync(file, 'notifications:\n  outbound:\n    allow:\n      - "bad entry"\n');
   t.throws(() => loadConfig({ file, env: {} }), /notifications\.outbound\.allow\[0\]: "bad entry" is not an address/);
 });
