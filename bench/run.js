@@ -6,7 +6,7 @@
 // into each peer installed from its Debian package (bench/peers.js) and adds the
 // side-by-side table with the ratios; a peer not installed is skipped with the reason.
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
-// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_PARSE_THREADS (http.parse_threads), BENCH_ALERTS (0: active alerts
+// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_PARSE_THREADS (http.parse_threads), BENCH_WAL_BYTES (storage.checkpoint.wal_bytes), BENCH_ALERTS (0: active alerts
 // watching the workload's series during ingest, one per host; `npm run bench:alerts`
 // compares), BENCH_NODE_FLAGS (server flags,
 // e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures), BENCH_KEEP_DIR=1 (keep each
@@ -81,7 +81,7 @@ async function oneRun(n) {
     ...(process.env.BENCH_PARSE_THREADS !== undefined ? [`  parse_threads: ${Number(process.env.BENCH_PARSE_THREADS)}`] : []),
     'log:', '  level: info',
     'limits:', '  body_bytes: 16777216', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
-    'storage:', '  sync: true',
+    'storage:', '  sync: true', ...(process.env.BENCH_WAL_BYTES ? ['  checkpoint:', `    wal_bytes: ${process.env.BENCH_WAL_BYTES}`] : []),
   ].join('\n'));
   let { child, port } = await startServer(config);
   const creds = readFileSync(join(dir, 'initial-credentials'), 'utf8');
