@@ -3,7 +3,8 @@
 // then WAL replay: every record left since the last checkpoint is appended to the head
 // again, except samples a chunk part already holds (a checkpoint cut short between its
 // batches): a part numbered above a record was taken after that record's points reached
-// the head (flush.ts). Engine.open checkpoints right after, so nothing replays twice.
+// the head (flush.ts). Engine.open then writes it all in a background checkpoint (until it
+// lands, a restart replays the same records again, skipping what parts already hold).
 import type { EngineState } from './state.js';
 import { decodeChunk } from './chunk.js';
 import { decodeWal } from './wal.js';
