@@ -28,6 +28,22 @@ export async function serve(args: string[]): Promise<number> {
   let reloadRequested = false;
   const onHangup = () => { if (reload) reload(); else reloadRequested = true; };
   process.on('SIGHUP', onHangup);
+  // SIGTERM and SIGINT too: their default action would end a start midway (a WAL replay,
+  // the first checkpoint) without closing LevelDB. A stop asked for during the start
+  // runs once the server is up; a second one exits at once, as after the start.
+  let stop: ((signal: string) => void) | null = null;
+  let stopRequested: string | null = null;
+  const onStop = (signal: string) => {
+    if (stop) stop(signal);
+    else if (stopRequested) {
+      log.warn({ signal }, 'second signal during the start: exiting at once');
+      process.exit(1);
+    } else stopRequested = signal;
+  };
+  const onTerm = () => onStop('SIGTERM');
+  const onInt = () => onStop('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     // before anything is written: a start bound to fail leaves no half-made data dir
@@ -38,6 +54,8 @@ export async function serve(args: string[]): Promise<number> {
     server = await startServer(config, log, { load });
   } catch (err) {
     process.off('SIGHUP', onHangup);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
     // through the logger (the journal, with its priority), with what to do about it
     const problem = err instanceof GaugewayError ? err.message : listenProblem(err, config.http.host, config.http.port);
     if (problem === null) throw err;
@@ -49,7 +67,7 @@ export async function serve(args: string[]): Promise<number> {
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (signal: string) => {
+    stop = (signal: string) => {
       if (stopping) {
         log.warn({ signal }, 'second signal: exiting at once');
         process.exit(1);
@@ -63,7 +81,6 @@ export async function serve(args: string[]): Promise<number> {
       // WAL keeps the rest), leaving time to stop the merges and close LevelDB cleanly.
       server.close(Date.now() + allowedMs - SHUTDOWN_MARGIN_MS).then(() => resolve(0), (err) => { log.error({ err }, 'shutdown failed'); resolve(1); });
     };
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
+    if (stopRequested) stop(stopRequested);
   });
 }

@@ -27,6 +27,17 @@ t.test('--listen and --data-dir beat GAUGEWAY_* variables, which beat the file',
   t.same(await s.exited, { code: 0, signal: null });
 });
 
+t.test('a SIGTERM during the start stops the service cleanly once it is up', async (t) => {
+  const dir = tempDir(t, 'gw-serve-');
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, 'data_dir: ./data\nhttp:\n  listen: 127.0.0.1:0\nlog:\n  level: info\n');
+  const s = await startServe(t, ['--config', file], {}, /starting gaugeway/);
+  s.child.kill('SIGTERM'); // while it opens the store, makes its certificate and account
+  t.same(await s.exited, { code: 0, signal: null }, 'it exited by itself, with status 0');
+  const messages = s.logs.map((l) => l.msg);
+  t.ok(messages.indexOf('gaugeway stopped') > messages.findIndex((m) => /listening/.test(String(m))), 'after it was up, through the whole shutdown');
+});
+
 t.test('an invalid config stops serve before it starts, with the problems on stderr', async (t) => {
   const dir = tempDir(t, 'gw-serve-');
   const file = join(dir, 'config.yaml');

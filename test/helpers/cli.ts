@@ -45,7 +45,8 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+/** `ready`: the log line to wait for (default: "listening"; port is NaN when that line has none) */
+export async function startServe(t: Test, args: string[], env: NodeJS.ProcessEnv = {}, ready = /listening/): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let raw = '';
   let pending = '';
@@ -78,8 +79,8 @@ export async function startServe(t: Test, args: string[], env: NodeJS.ProcessEnv
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const listening = await waitForLog(/listening/);
-  return { child, port: Number(listening.port), logs, output: () => raw, waitForLog, exited };
+  const hit = await waitForLog(ready);
+  return { child, port: Number(hit.port), logs, output: () => raw, waitForLog, exited };
 }
 
 /** Polls `check` until it returns true (generous timeout: CI machines are slow). */
