@@ -9,7 +9,7 @@
 import { putOp, delOp, type WriteOp } from '../store/commit.js';
 import type { EngineOptions, EngineState } from './state.js';
 import type { Compactor } from './compaction.js';
-import { encodeFlush, takeFlush, type Flush } from './flush.js';
+import { encodeFlush, partKey, takeFlush, type Flush } from './flush.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, walKey } from './keys.js';
 import type { HeadChunk } from './head.js';
@@ -144,7 +144,7 @@ export class Checkpointer {
         }
         const f = flushes[next]!;
         const bufs = encodeFlush(f);
-        f.parts.forEach((p, i) => ops.push(putOp(pts, p.key, bufs[i]!)));
+        f.parts.forEach((p, i) => ops.push(putOp(pts, partKey(f, p), bufs[i]!)));
         batchFlushes.push(f);
         if (ops.length >= BATCH_OPS) await writeBatch();
         await slice.pause();
@@ -189,7 +189,7 @@ export class Checkpointer {
     const { account, series } = f.windows[0]!.chunk;
     for (const p of f.parts) {
       if (!st.index.byId.has(series)) {
-        st.orphanChunks.push(p.key); // its metric was deleted meanwhile
+        st.orphanChunks.push(partKey(f, p)); // its metric was deleted meanwhile
         continue;
       }
       st.catalog.add(series, p.tier, p.window, p.part);

@@ -20,7 +20,6 @@ import { rollUp, sortMerge, type Points } from './points.js';
 import { MINUTE_RAW, chunkKey, windowOf, type PartTier } from './keys.js';
 
 export interface FlushPart {
-  key: string;
   tier: PartTier;
   window: number;
   part: number;
@@ -47,13 +46,12 @@ const COARSE: readonly (900 | 3600)[] = [3600, 900];
  * with the WAL cut).
  */
 export function takeFlush(st: EngineState, chunks: readonly HeadChunk[]): Flush {
-  const windows = [...chunks].sort((a, b) => a.window - b.window).map((chunk) => ({ chunk, columns: chunk.capture() }));
-  const { account, series } = windows[0]!.chunk;
+  // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
+  const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
+  const windows: FlushWindow[] = [];
+  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture() });
+  const { series } = windows[0]!.chunk;
   const parts: FlushPart[] = [];
-  const add = (tier: PartTier, window: number, from: number[]) => {
-    const part = ++st.seq;
-    parts.push({ key: chunkKey(account, tier, series, window, part), tier, window, part, from });
-  };
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
   // window, which is how the old layout's shared pairs are told apart (catalog.ts)
   for (const tier of COARSE) {
@@ -62,23 +60,32 @@ export function takeFlush(st: EngineState, chunks: readonly HeadChunk[]): Flush 
     for (let i = 1; i <= windows.length; i++) {
       const window = windowOf(windows[first]!.chunk.window, tier);
       if (i < windows.length && windowOf(windows[i]!.chunk.window, tier) === window) continue;
-      add(tier, window, Array.from({ length: i - first }, (_, k) => first + k));
+      const from: number[] = [];
+      for (let k = first; k < i; k++) from.push(k);
+      parts.push({ tier, window, part: ++st.seq, from });
       first = i;
     }
   }
-  windows.forEach(({ chunk, columns }, i) => {
+  for (let i = 0; i < windows.length; i++) {
+    const { chunk, columns } = windows[i]!;
     // Once a window holds raw parts, it takes no more MINUTE_RAW parts: they stay older
     // than every raw and 60 s part of their window, through merges too, so reads meet
     // every point in the order it was written, and a split bucket's `last` comes from the
     // same part as if all were stored apart.
     if (columns.onWholeMinutes() && !st.catalog.holds(series, 0, chunk.window)) {
-      add(MINUTE_RAW, chunk.window, [i]);
+      parts.push({ tier: MINUTE_RAW, window: chunk.window, part: ++st.seq, from: [i] });
     } else {
-      add(60, chunk.window, [i]);
-      add(0, chunk.window, [i]);
+      parts.push({ tier: 60, window: chunk.window, part: ++st.seq, from: [i] });
+      parts.push({ tier: 0, window: chunk.window, part: ++st.seq, from: [i] });
     }
-  });
+  }
   return { windows, parts };
+}
+
+/** A part's key, built when it is written: taking 400,000 windows at once is synchronous. */
+export function partKey(f: Flush, p: FlushPart): string {
+  const { account, series } = f.windows[0]!.chunk;
+  return chunkKey(account, p.tier, series, p.window, p.part);
 }
 
 /**

@@ -221,6 +221,9 @@ function grow<T extends Float64Array | Uint16Array>(a: T, size: number): T {
   return next;
 }
 
+const NO_DT = new Uint16Array(0);
+const NO_V = new Float64Array(0);
+
 /**
  * Points of one series in one window, as typed columns with room to grow: times as
  * seconds from the window start (a window is 21,600 s, so 16 bits), values as float64; ten
@@ -241,6 +244,8 @@ export class Columns {
   firstSeq: number | null = null;
   /** when the first of these points arrived */
   firstAppendMs = 0;
+  /** points the columns have room for once allocated */
+  private room = INITIAL;
 
   /** `capacity`: room for this many points before the first growth; `from`: columns to take as they are */
   constructor(readonly window: number, capacity = INITIAL, from?: { dt: Uint16Array; v: Float64Array; cx: SummaryColumns | null; sorted: boolean }) {
@@ -252,9 +257,12 @@ export class Columns {
       this.sorted = from.sorted;
       return;
     }
-    const { dt, v } = pointColumns(Math.max(INITIAL, capacity));
-    this.dt = dt;
-    this.v = v;
+    // allocated at the first append: a checkpoint that takes 400,000 windows at once
+    // (after a replay) spent seconds and most of its garbage collection on fresh columns
+    // that windows which had ended would never fill
+    this.dt = NO_DT;
+    this.v = NO_V;
+    this.room = Math.max(INITIAL, capacity);
   }
 
   /**
@@ -294,7 +302,7 @@ export class Columns {
       this.sorted = false;
       this.rolled = null;
     }
-    if (n === this.v.length) this.resize(n + (n >> 1) + 8);
+    if (n === this.v.length) this.resize(n === 0 ? this.room : n + (n >> 1) + 8);
     this.dt[n] = d;
     this.v[n] = s.sum;
     const cx = this.cx;

@@ -7,7 +7,8 @@
 // lands, a restart replays the same records again, skipping what parts already hold).
 import type { EngineState } from './state.js';
 import { decodeChunk } from './chunk.js';
-import { decodeWal } from './wal.js';
+import { decodeWal, walSummary } from './wal.js';
+import type { Summary } from './sample.js';
 import { appendPoint } from './append.js';
 import { parseChunkKey, parseHeadKey, windowOf } from './keys.js';
 
@@ -63,6 +64,9 @@ async function loadSnapshots(st: EngineState): Promise<number> {
   return snapshots;
 }
 
+/** The sample being replayed (the head copies it). */
+const point: Summary = { count: 1, sum: 0, min: 0, max: 0, last: 0, sumsq: 0 };
+
 /** The WAL records written after the last checkpoint, appended to the head in order. */
 async function replayWal(st: EngineState): Promise<{ records: number; samples: number }> {
   let records = 0;
@@ -72,10 +76,12 @@ async function replayWal(st: EngineState): Promise<{ records: number; samples: n
     st.walSeqs.push(seq);
     st.walWritten += buf.length;
     const rec = decodeWal(buf);
-    for (const s of rec.samples) {
-      if (!st.index.byId.has(s.series)) continue; // its metric was deleted
-      if (st.catalog.maxPart(s.series, 0, windowOf(s.time)) > seq) continue; // written already
-      appendPoint(st, rec.account, s.series, s.time, s, seq);
+    for (let i = 0; i < rec.series.length; i++) {
+      const series = rec.series[i]!;
+      const time = rec.time[i]!;
+      if (!st.index.byId.has(series)) continue; // its metric was deleted
+      if (st.catalog.maxPart(series, 0, windowOf(time)) > seq) continue; // written already
+      appendPoint(st, rec.account, series, time, walSummary(rec, i, point), seq);
       samples++;
     }
     records++;

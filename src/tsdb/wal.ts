@@ -11,11 +11,6 @@ import { ByteReader, ByteWriter } from './bytes.js';
 import { isPlainSummary, type Summary } from './sample.js';
 import { readValues, writeValues } from './values.js';
 
-export interface WalSample extends Summary {
-  series: number;
-  time: number;
-}
-
 const writer = new ByteWriter(64 * 1024);
 
 export function encodeWal(account: number, series: readonly number[], samples: readonly (Summary & { time: number })[]): Buffer {
@@ -64,42 +59,66 @@ export function encodeWalValues(account: number, series: readonly number[], time
   return w.finish();
 }
 
-export function decodeWal(buf: Uint8Array): { account: number; samples: WalSample[] } {
+/**
+ * A decoded record, in columns: replay walks millions of samples, and an object a sample
+ * (eight fields) was most of what the collector had to do at start.
+ */
+export interface WalRecord {
+  account: number;
+  series: number[];
+  time: number[];
+  /** each sample's sum: a plain sample's value */
+  sum: number[];
+  /** per sample, -1 for a plain one, else its row in the summary columns below */
+  summaryRow: Int32Array;
+  count: number[];
+  min: number[];
+  max: number[];
+  last: number[];
+  sumsq: number[];
+}
+
+export function decodeWal(buf: Uint8Array): WalRecord {
   const r = new ByteReader(buf);
   const account = r.uvarint();
   const n = r.uvarint();
   const series: number[] = [];
-  const times: number[] = [];
+  const time: number[] = [];
   let prev = 0;
   for (let i = 0; i < n; i++) series.push((prev += r.svarint()));
   prev = 0;
-  for (let i = 0; i < n; i++) times.push((prev += r.svarint()));
-  const summaries: number[] = [];
+  for (let i = 0; i < n; i++) time.push((prev += r.svarint()));
+  const summaryRow = new Int32Array(n).fill(-1);
+  let k = 0;
   for (let byte = 0; byte < n; byte += 8) {
     const bits = r.byte();
-    for (let i = byte; i < Math.min(n, byte + 8); i++) if (bits & (1 << (i - byte))) summaries.push(i);
+    for (let i = byte; i < Math.min(n, byte + 8); i++) if (bits & (1 << (i - byte))) summaryRow[i] = k++;
   }
-  const sums: number[] = [];
-  readValues(r, sums, n);
-  const samples: WalSample[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = sums[i]!;
-    samples.push({ series: series[i]!, time: times[i]!, count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const sum: number[] = [];
+  readValues(r, sum, n);
+  const rec: WalRecord = { account, series, time, sum, summaryRow, count: [], min: [], max: [], last: [], sumsq: [] };
+  if (k) {
+    for (let j = 0; j < k; j++) rec.count.push(r.uvarint());
+    for (const col of [rec.min, rec.max, rec.last, rec.sumsq]) readValues(r, col, k);
   }
-  if (summaries.length) {
-    const k = summaries.length;
-    const counts: number[] = [];
-    for (let j = 0; j < k; j++) counts.push(r.uvarint());
-    const cols: number[][] = [[], [], [], []];
-    for (const col of cols) readValues(r, col, k);
-    summaries.forEach((i, j) => {
-      const s = samples[i]!;
-      s.count = counts[j]!;
-      s.min = cols[0]![j]!;
-      s.max = cols[1]![j]!;
-      s.last = cols[2]![j]!;
-      s.sumsq = cols[3]![j]!;
-    });
+  return rec;
+}
+
+/** Sample i of a record as a summary, written into `out` (the head copies what it appends, so one object serves). */
+export function walSummary(rec: WalRecord, i: number, out: Summary): Summary {
+  const v = rec.sum[i]!;
+  const j = rec.summaryRow[i]!;
+  out.sum = v;
+  if (j < 0) {
+    out.count = 1;
+    out.min = out.max = out.last = v;
+    out.sumsq = v * v;
+  } else {
+    out.count = rec.count[j]!;
+    out.min = rec.min[j]!;
+    out.max = rec.max[j]!;
+    out.last = rec.last[j]!;
+    out.sumsq = rec.sumsq[j]!;
   }
-  return { account, samples };
+  return out;
 }
