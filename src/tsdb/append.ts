@@ -31,12 +31,13 @@ export class Appender {
     const ids: number[] = new Array(samples.length);
     // the record's number first: a head window remembers the oldest record it depends on
     const seq = ++st.seq;
+    const now = Date.now();
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i]!;
       let ref = this.lastRef.get(s.tags);
       if (ref === undefined || ref.account !== account || ref.metric !== s.metric || ref.gone) this.lastRef.set(s.tags, (ref = this.lookup(account, s.metric, s.tags, ops)));
       ids[i] = ref.id;
-      appendPoint(st, account, ref.id, s.time, s, seq);
+      appendPoint(st, account, ref.id, s.time, s, seq, now);
     }
     return this.commit(seq, encodeWal(account, ids, samples), ops);
   }
@@ -48,6 +49,7 @@ export class Appender {
     const n = cols.length;
     const ids: number[] = new Array(n);
     const seq = ++st.seq;
+    const now = Date.now();
     const { metrics, metric, tagSets, tag, time, value } = cols;
     const refs = this.refsOf(tagSets);
     const point = plainPoint;
@@ -60,7 +62,7 @@ export class Appender {
       const v = value[i]!;
       point.sum = point.min = point.max = point.last = v;
       point.sumsq = v * v;
-      appendPoint(st, account, ref.id, time[i]!, point, seq);
+      appendPoint(st, account, ref.id, time[i]!, point, seq, now);
     }
     return this.commit(seq, encodeWalValues(account, ids, time, value, n), ops);
   }
@@ -152,7 +154,7 @@ const plainPoint: Summary = { count: 1, sum: 0, min: 0, max: 0, last: 0, sumsq: 
  * One point into its series' head window (late points for a window already sealed open it
  * again: they become new parts of it).
  */
-export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary, seq: number): void {
+export function appendPoint(st: EngineState, account: number, series: number, t: number, s: Summary, seq: number, nowMs: number): void {
   const w = windowOf(t);
   let c = st.current[series];
   if (c === undefined || c.window !== w) {
@@ -160,7 +162,7 @@ export function appendPoint(st: EngineState, account: number, series: number, t:
     const newest = st.current[series];
     if (newest === undefined || newest.window <= w || !st.head.has(series, newest.window)) st.current[series] = c;
   }
-  c.append(t, s, seq);
+  c.append(t, s, seq, nowMs);
 }
 
 /**

@@ -24,6 +24,15 @@ type Parts = number[];
 const W = 3;
 const EMPTY: Parts = [];
 
+/** The highest part a list holds for a window (0: none); lists are sorted by window, then part. */
+function lastPartOf(list: Parts, window: number): number {
+  for (let i = list.length - W; i >= 0; i -= W) {
+    if (list[i] === window) return list[i + 1]!;
+    if (list[i]! < window) return 0;
+  }
+  return 0;
+}
+
 export class ChunkCatalog {
   private readonly bySeries = new Map<number, Parts[]>();
   size = 0;
@@ -123,9 +132,11 @@ export class ChunkCatalog {
 
   /** The highest part number a read of `tier` uses in a window (0 when none): replay skips what it covers. */
   maxPart(series: number, tier: Tier, window: number): number {
-    let max = 0;
-    this.each(series, tier, window, window, (_, part) => { if (part > max) max = part; });
-    return max;
+    // (no callback: replay asks this for every sample it reads)
+    const tiers = this.bySeries.get(series);
+    if (!tiers) return 0;
+    const own = lastPartOf(tiers[TIER_SLOT[tier]]!, window);
+    return tier === 0 || tier === 60 ? Math.max(own, lastPartOf(tiers[TIER_SLOT[MINUTE_RAW]]!, window)) : own;
   }
 
   /**

@@ -557,9 +557,8 @@ export class HeadChunk {
     return this.cols.size;
   }
 
-  /** `seq`: the WAL record holding the point */
-  append(t: number, s: Summary, seq: number): void {
-    const now = Date.now();
+  /** `seq`: the WAL record holding the point; `now`: the time, read once a batch (43 ns a call was 2-3 % of ingest) */
+  append(t: number, s: Summary, seq: number, now: number): void {
     this.lastAppendMs = now;
     const cols = this.cols;
     if (cols.size === 0) cols.firstAppendMs = now;

@@ -76,12 +76,13 @@ async function replayWal(st: EngineState): Promise<{ records: number; samples: n
     st.walSeqs.push(seq);
     st.walWritten += buf.length;
     const rec = decodeWal(buf);
+    const now = Date.now();
     for (let i = 0; i < rec.series.length; i++) {
       const series = rec.series[i]!;
       const time = rec.time[i]!;
       if (!st.index.byId.has(series)) continue; // its metric was deleted
       if (st.catalog.maxPart(series, 0, windowOf(time)) > seq) continue; // written already
-      appendPoint(st, rec.account, series, time, walSummary(rec, i, point), seq);
+      appendPoint(st, rec.account, series, time, walSummary(rec, i, point), seq, now);
       samples++;
     }
     records++;

@@ -108,9 +108,9 @@ t.test('a read after cached buckets sees the points since, and a late merge into
 t.test('a head chunk hands a read its buckets packed: being written, then received since', async (t) => {
   const c = new HeadChunk(1, 1, 0);
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
-  for (let i = 0; i < 90; i++) c.append(i * 60, plain(i), 1);
+  for (let i = 0; i < 90; i++) c.append(i * 60, plain(i), 1, Date.now());
   c.capture();
-  for (let i = 90; i < 150; i++) c.append(i * 60, plain(i), 2);
+  for (let i = 90; i < 150; i++) c.append(i * 60, plain(i), 2, Date.now());
   const out = new PackedBuckets(1);
   c.bucketsInto(0, WINDOW, 3600, out);
   const p = unpack(out.buf, 0, out.size);

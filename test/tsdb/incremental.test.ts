@@ -339,13 +339,13 @@ t.test('open windows snapshotted by the old layout are read, rewritten as parts,
 t.test('a checkpoint takes the head columns without copying; a failed one gives them back in order', async (t) => {
   const { HeadChunk, ColumnCopies } = await import('../../src/tsdb/head.js');
   const c = new HeadChunk(1, 1, 0);
-  c.append(10, { count: 1, sum: 1, min: 1, max: 1, last: 1, sumsq: 1 });
-  c.append(20, { count: 1, sum: 2, min: 2, max: 2, last: 2, sumsq: 4 });
+  c.append(10, { count: 1, sum: 1, min: 1, max: 1, last: 1, sumsq: 1 }, 1, Date.now());
+  c.append(20, { count: 1, sum: 2, min: 2, max: 2, last: 2, sumsq: 4 }, 1, Date.now());
   const taken = c.capture();
   t.equal(taken.size, 2);
   t.equal(c.size, 0, 'the head starts afresh');
-  c.append(20, { count: 1, sum: 5, min: 5, max: 5, last: 5, sumsq: 25 });
-  c.append(30, { count: 1, sum: 3, min: 3, max: 3, last: 3, sumsq: 9 });
+  c.append(20, { count: 1, sum: 5, min: 5, max: 5, last: 5, sumsq: 25 }, 1, Date.now());
+  c.append(30, { count: 1, sum: 3, min: 3, max: 3, last: 3, sumsq: 9 }, 1, Date.now());
   const copies = new ColumnCopies();
   c.copyInto(0, 100, copies);
   t.same([0, 1].map((k) => copies.columns(k).range(0, 100, 0).t), [[10, 20], [20, 30]], 'reads see both, oldest first');
