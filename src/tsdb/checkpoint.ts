@@ -76,7 +76,7 @@ export class Checkpointer {
    */
   checkpoint(all = false): Promise<void> {
     if (this.running) return this.running.then(() => this.checkpoint(all));
-    const run = this.write(all).then(() => undefined).finally(() => { this.running = null; });
+    const run = this.write(all).finally(() => { this.running = null; });
     this.running = run;
     return run;
   }
@@ -85,17 +85,15 @@ export class Checkpointer {
    * The shutdown checkpoint: every window's points, unless `stopNow` turns true first
    * (checked between series, the running checkpoint included). A million-series head
    * took longer to write than systemd waits; what is left unwritten stays in the WAL, as
-   * after a crash between batches, and the next start replays it. Returns whether
-   * everything was written.
+   * after a crash between batches, and the next start replays it.
    */
-  async finish(stopNow: () => boolean): Promise<boolean> {
+  finish(stopNow: () => boolean): Promise<void> {
     this.stopNow = stopNow;
-    await this.idle();
-    return this.write(true);
+    return this.checkpoint(true);
   }
 
-  /** Resolves to false when stopNow cut it short (everything unwritten stays in the head and the WAL). */
-  private async write(all: boolean): Promise<boolean> {
+  /** Cut short by stopNow, it leaves everything unwritten in the head and the WAL. */
+  private async write(all: boolean): Promise<void> {
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
     // Synchronously: the windows written now and the WAL records they no longer need.
@@ -176,10 +174,9 @@ export class Checkpointer {
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.log.warn({ written: next, left: flushes.length - next }, 'checkpoint stopped before its end (shutdown deadline): the series left are replayed from the write-ahead log at the next start');
-      return false;
+      return;
     }
     this.sealIdle(Date.now());
-    return true;
   }
 
   /** A flush's parts are in LevelDB: the catalog lists them and the head lets go of them. */
