@@ -94,6 +94,8 @@ export class Checkpointer {
 
   /** Cut short by stopNow, it leaves everything unwritten in the head and the WAL. */
   private async write(all: boolean): Promise<void> {
+    // past the deadline already (a checkpoint before this one used the time): take nothing
+    if (this.stopNow()) return;
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
     // Synchronously: the windows written now and the WAL records they no longer need.
