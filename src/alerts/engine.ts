@@ -5,7 +5,7 @@
 // clears when one no longer has (a normal clear), on POST /clear (manual), or after ten
 // days without data (auto). Notifications go into the durable outbox in the same batch
 // as the state that decided them (state.ts); its worker delivers them. Rules: docs/alerts.md.
-import cron from 'node-cron';
+import { scheduleJob } from '../cron.js';
 import type { AlertRecord, Alerts, ConditionRecord } from '../domain/alerts.js';
 import type { CommitQueue } from '../store/commit.js';
 import type { SeriesStore } from '../tsdb/engine.js';
@@ -64,7 +64,7 @@ export class AlertEngine {
 
   schedule(expression: string): void {
     void this.task?.stop();
-    this.task = cron.schedule(expression, () => { void this.tick()?.catch((err) => this.log.error({ err }, 'alert evaluation failed')); });
+    this.task = scheduleJob(expression, 'alert checks', this.log, () => { void this.tick()?.catch((err) => this.log.error({ err }, 'alert evaluation failed')); });
   }
 
   /**

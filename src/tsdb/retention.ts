@@ -2,7 +2,7 @@
 // chunks whose window lies wholly before their tier's retention are deleted; windows
 // that have been written in several parts (late or out-of-order data, restarts) are
 // merged into one chunk; then LevelDB compacts the range so the space is really freed.
-import cron from 'node-cron';
+import { scheduleJob } from '../cron.js';
 import type { Store, Sublevel } from '../store/db.js';
 import { putOp, delOp, type CommitQueue, type WriteOp } from '../store/commit.js';
 import type { Engine } from './engine.js';
@@ -72,7 +72,7 @@ export class RetentionJob {
 
   schedule(): void {
     this.scheduled = this.storage().retention_schedule;
-    this.task = cron.schedule(this.scheduled, () => {
+    this.task = scheduleJob(this.scheduled, 'retention', this.log, () => {
       void this.run().catch((err) => this.log.error({ err }, 'retention run failed'));
     });
   }
