@@ -36,6 +36,12 @@ function lastPartOf(list: Parts, window: number): number {
 export class ChunkCatalog {
   private readonly bySeries = new Map<number, Parts[]>();
   size = 0;
+  /**
+   * No part numbered above this was ever added (removals leave it as it is): WAL replay
+   * looks parts up only for records numbered below it, that is, only when a checkpoint
+   * was cut short after writing parts.
+   */
+  highestPart = 0;
 
   add(series: number, tier: PartTier, window: number, part: number, level = 0): void {
     let tiers = this.bySeries.get(series);
@@ -46,6 +52,7 @@ export class ChunkCatalog {
     while (i > 0 && (list[i - W]! > window || (list[i - W] === window && list[i - W + 1]! > part))) i -= W;
     list.splice(i, 0, window, part, level);
     this.size++;
+    if (part > this.highestPart) this.highestPart = part;
   }
 
   private find(series: number, tier: PartTier, window: number, part: number): { list: Parts; i: number } | null {

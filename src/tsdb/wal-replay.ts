@@ -71,17 +71,27 @@ const point: Summary = { count: 1, sum: 0, min: 0, max: 0, last: 0, sumsq: 0 };
 async function replayWal(st: EngineState): Promise<{ records: number; samples: number }> {
   let records = 0;
   let samples = 0;
+  // A crash can leave millions of samples to replay, and two map lookups a sample (is the
+  // series still there, has a part written it) were a quarter of the start: 400,000
+  // series and 12 M samples started in 9.5 s with them, 6.9 s without. Series ids are
+  // dense, so a byte a series says which still exist.
+  const live = new Uint8Array(st.nextSeries + 1);
+  for (const id of st.index.byId.keys()) live[id] = 1;
   for await (const [key, buf] of st.keyspaces.wal.iterator()) {
     const seq = parseInt(key, 16);
     st.walSeqs.push(seq);
     st.walWritten += buf.length;
     const rec = decodeWal(buf);
     const now = Date.now();
+    // parts are numbered when taken, after the records whose points they hold: a record
+    // above every part (all of them after a crash that no checkpoint came between) has
+    // none of its points written
+    const partsAbove = st.catalog.highestPart > seq;
     for (let i = 0; i < rec.series.length; i++) {
       const series = rec.series[i]!;
       const time = rec.time[i]!;
-      if (!st.index.byId.has(series)) continue; // its metric was deleted
-      if (st.catalog.maxPart(series, 0, windowOf(time)) > seq) continue; // written already
+      if (live[series] !== 1) continue; // its metric was deleted
+      if (partsAbove && st.catalog.maxPart(series, 0, windowOf(time)) > seq) continue; // written already
       appendPoint(st, rec.account, series, time, walSummary(rec, i, point), seq, now);
       samples++;
     }

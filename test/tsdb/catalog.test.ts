@@ -30,3 +30,15 @@ t.test('maxPart: the highest part a read of the tier uses in one window', async 
   c.remove(1, MINUTE_RAW, 100, 20);
   t.equal(c.maxPart(1, 0, 100), 3);
 });
+
+t.test('highestPart: no part above it was ever added, whatever was removed since', async (t) => {
+  const c = new ChunkCatalog();
+  t.equal(c.highestPart, 0, 'empty');
+  c.add(1, 0, 100, 7);
+  c.add(2, 900, 100, 40);
+  c.add(1, MINUTE_RAW, 200, 12);
+  t.equal(c.highestPart, 40, 'over every series and tier');
+  c.remove(2, 900, 100, 40);
+  c.removeSeries(1);
+  t.equal(c.highestPart, 40, 'an upper bound: removals leave it');
+});

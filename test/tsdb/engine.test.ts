@@ -8,16 +8,17 @@ import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Engine, type EngineOptions } from '../../src/tsdb/engine.js';
 import { createLogger } from '../../src/log.js';
+import { captureLog } from '../helpers/capture-log.js';
 import { ValueRows, valueSample, type TagPairs } from '../../src/tsdb/sample.js';
 
 const log = createLogger('silent');
 
-async function open(dir: string, opts: Partial<EngineOptions> = {}) {
+async function open(dir: string, opts: Partial<EngineOptions> = {}, logger = log) {
   const store = await Store.open(dir, { sync: false });
   const commit = new CommitQueue(store.db, false);
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, ...opts });
+  const engine = await Engine.open(store, commit, logger, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000, ...opts });
   const crash = async () => { await commit.idle(); await store.close(); };
-  return { store, engine, crash };
+  return { store, commit, engine, crash };
 }
 
 const tags = Object.freeze([Object.freeze(['host', 'a'] as const)]);
@@ -62,6 +63,35 @@ t.test('a checkpoint triggered by an append never drops that append\'s WAL recor
   t.ok(p.count.every((c) => c === 1), 'every point counted once after replay');
   t.same(p.sum, Array.from({ length: 50 }, (_, i) => i));
   await b.engine.close();
+  await b.crash();
+});
+
+t.test('a metric deleted before a crash stays deleted: replay skips its WAL samples, and no part is written for its series', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-engine-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const base = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3600;
+  const a = await open(dir);
+  for (let i = 0; i < 20; i++) await a.engine.append(1, [valueSample('gone', tags, base + i * 60, i), valueSample('kept', tags, base + i * 60, 100 + i)]);
+  const goneId = a.engine.select(1, 'gone', { op: 'all' })[0]!.id;
+  await a.commit.write(await a.engine.purge(1, ['gone']));
+  await a.crash(); // the WAL still holds both metrics' samples
+  const recovered = captureLog();
+  const b = await open(dir, {}, recovered.logger);
+  const replayed = recovered.lines().find((l) => l.msg === 'storage engine recovered its head');
+  t.equal(replayed?.walSamples, 20, 'only the kept metric\'s samples replayed');
+  t.same(b.engine.select(1, 'gone', { op: 'all' }), [], 'the deleted metric has no series after the restart');
+  const kept = b.engine.select(1, 'kept', { op: 'all' })[0]!;
+  t.same((await b.engine.read(1, [kept.id], 0, base, base + 20 * 60))[0]!.sum, Array.from({ length: 20 }, (_, i) => 100 + i));
+  // a new series of the same name starts empty
+  await b.engine.append(1, [valueSample('gone', tags, base + 30 * 60, 7)]);
+  const fresh = b.engine.select(1, 'gone', { op: 'all' })[0]!;
+  t.not(fresh.id, goneId);
+  t.same((await b.engine.read(1, [fresh.id], 0, base, base + 40 * 60))[0]!.sum, [7]);
+  await b.engine.close(); // its checkpoint writes what the head holds
+  const { parseChunkKey } = await import('../../src/tsdb/keys.js');
+  const series = new Set((await b.engine.chunks.keys().all()).map((k) => parseChunkKey(k).series));
+  t.ok(series.has(kept.id) && series.has(fresh.id), 'parts of the live series written');
+  t.notOk(series.has(goneId), 'no part written for the deleted series');
   await b.crash();
 });
 
