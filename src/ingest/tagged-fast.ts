@@ -62,6 +62,7 @@ const BAIL = new Bail();
  */
 export function parseTaggedFast(text: string, limits: TaggedLimits, maxDepth: number, tagSets: TagSetIds = threadTagSets): ScannedBatch | null {
   if (maxDepth < 4) return null;
+  if (limits.tagSets !== undefined) tagSets.limit = limits.tagSets;
   try {
     return new Scanner(text, limits, tagSets).body();
   } catch (err) {
@@ -276,7 +277,7 @@ class Scanner {
     const text = s.slice(start, this.pos);
     const raw = JSON.parse(text) as Record<string, unknown>;
     for (const k of Object.keys(raw)) if (FORBIDDEN_KEYS.has(k)) throw BAIL;
-    const pairs = tagsOfObject(raw, this.limits);
+    const pairs = tagsOfObject(raw, this.limits, false);
     if (pairs === null) throw BAIL;
     return this.numbered(detached(text), pairs);
   }

@@ -20,6 +20,8 @@ const TAG_VALUE_MESSAGE = 'values must be 1-255 characters of letters, digits, s
 
 export interface TaggedLimits extends TimeWindow {
   tagsPerMeasurement: number;
+  /** tag maps the scanner's numbering holds before a new generation (tag-sets.ts); default its floor */
+  tagSets?: number;
 }
 
 export interface TaggedBatch {
@@ -165,14 +167,18 @@ function cacheTags(raw: Obj, pairs: TagPairs): void {
   tagCached++;
 }
 
-/** The validated pairs of a tag map, or null if anything is wrong with it (no messages). */
-export function tagsOfObject(raw: unknown, limits: TaggedLimits): TagPairs | null {
+/**
+ * The validated pairs of a tag map, or null if anything is wrong with it (no messages).
+ * `remember`: false for a caller with its own cache of tag maps (the scanner's numbering,
+ * tag-sets.ts), where a second copy in this one's trie cost about 900 bytes a tag set.
+ */
+export function tagsOfObject(raw: unknown, limits: TaggedLimits, remember = true): TagPairs | null {
   let ok = true;
-  const pairs = parseTags(raw, -1, limits, () => { ok = false; });
+  const pairs = parseTags(raw, -1, limits, () => { ok = false; }, remember);
   return ok ? pairs : null;
 }
 
-function parseTags(raw: unknown, i: number, limits: TaggedLimits, fail: Fail): TagPairs | null {
+function parseTags(raw: unknown, i: number, limits: TaggedLimits, fail: Fail, remember = true): TagPairs | null {
   const at = () => field(i, 'tags');
   if (!isObject(raw)) { fail(at(), 'must be an object of tag names to values'); return null; }
   const hit = cachedTags(raw);
@@ -194,7 +200,7 @@ function parseTags(raw: unknown, i: number, limits: TaggedLimits, fail: Fail): T
     if (pairs[j]![0] === pairs[j - 1]![0]) { fail(at(), `tag name ${pairs[j]![0]} is given twice (names are case-insensitive)`); return null; }
   }
   const frozen: TagPairs = Object.freeze(pairs.map((p) => Object.freeze(p)));
-  cacheTags(raw, frozen);
+  if (remember) cacheTags(raw, frozen);
   return frozen;
 }
 

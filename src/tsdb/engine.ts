@@ -67,6 +67,8 @@ export interface SeriesStore {
   unknownValueSeries(account: number, values: ValueColumns): { metric: string; tags: Sample['tags'] }[];
   /** Series per metric of the account. */
   seriesCounts(account: number): Map<string, number>;
+  /** Series of every account. */
+  seriesTotal(): number;
 }
 
 /** What /metrics reports of the engine. */
@@ -174,6 +176,10 @@ export class Engine implements SeriesStore {
 
   seriesCounts(account: number): Map<string, number> {
     return this.st.index.seriesCounts(account);
+  }
+
+  seriesTotal(): number {
+    return this.st.index.byId.size;
   }
 
   read(account: number, series: readonly number[], tier: Tier, from: number, to: number, opts?: ReadOptions): Promise<Points[]> {

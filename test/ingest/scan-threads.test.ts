@@ -3,7 +3,7 @@
 // nothing but the time: its bodies are scanned in place.
 import t, { type Test } from 'tap';
 import { ScanThreads } from '../../src/ingest/scan-threads.js';
-import { TAG_SETS_LIMIT, TagSetIds, TagSetMirror } from '../../src/ingest/tag-sets.js';
+import { TAG_SETS_FLOOR, TagSetIds, TagSetMirror, tagSetBound } from '../../src/ingest/tag-sets.js';
 import { scanTaggedBody, type ScannedBatch } from '../../src/ingest/tagged-fast.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
 import { captureLog } from '../helpers/capture-log.js';
@@ -66,7 +66,7 @@ t.test('many bodies at once, across a new generation of tag numbers', async (t) 
   const { pool } = threads(t);
   const body = (from: number, n: number) => `{"time":${NOW},"measurements":[${Array.from({ length: n }, (_, i) => `{"name":"m","tags":{"h":"h${from + i}"},"value":${from + i}}`).join(',')}]}`;
   const per = 20_000;
-  const texts = Array.from({ length: Math.ceil((TAG_SETS_LIMIT * 1.3) / per) }, (_, k) => body(k * per, per));
+  const texts = Array.from({ length: Math.ceil((TAG_SETS_FLOOR * 1.3) / per) }, (_, k) => body(k * per, per));
   const got = await Promise.all(texts.map((text) => pool.scan(bytes(text), LIMITS, 12)));
   let declined = 0;
   for (const [k, b] of got.entries()) {
@@ -78,6 +78,26 @@ t.test('many bodies at once, across a new generation of tag numbers', async (t) 
   }
   t.ok(declined <= 2, `at most one batch a thread is given up when its numbering starts again (${declined})`);
   for (const text of texts.slice(0, 2)) t.same(rows(await pool.scan(bytes(text), LIMITS, 12)), inline(text), 'and later bodies scan as in place');
+});
+
+t.test('the numbering holds as many tag maps as the limits say, on a thread and in place', async (t) => {
+  t.equal(tagSetBound(0), TAG_SETS_FLOOR, 'a small service: the floor');
+  t.equal(tagSetBound(400_000), 800_000, 'a large one: room for every series and as many new ones');
+  const body = (from: number) => `{"time":${NOW},"measurements":[${Array.from({ length: 8 }, (_, i) => `{"name":"m","tags":{"h":"h${from + i}"},"value":1}`).join(',')}]}`;
+  const small = { ...LIMITS, tagSets: 10 };
+  // in place: the second body's maps do not fit in 10, so it starts a new generation
+  const ids = new TagSetIds();
+  t.ok(scanTaggedBody(bytes(body(0)), small, 12, ids));
+  t.equal(scanTaggedBody(bytes(body(8)), small, 12, ids), null, 'given up when the numbering starts again');
+  t.equal(ids.generation, 1);
+  const roomy = new TagSetIds();
+  for (let k = 0; k < 3; k++) t.ok(scanTaggedBody(bytes(body(8 * k)), { ...LIMITS, tagSets: 100 }, 12, roomy));
+  t.equal(roomy.generation, 0, 'room for all: one generation');
+  // on a thread: the bound travels with the limits
+  const { pool } = threads(t);
+  t.ok(await pool.scan(bytes(body(0)), small, 12));
+  t.equal(await pool.scan(bytes(body(8)), small, 12), null, 'the thread started a new generation at 10 maps');
+  t.same(rows(await pool.scan(bytes(body(16)), small, 12)), inline(body(16)), 'and scans on in it');
 });
 
 t.test('small bodies stay on the calling thread; none configured: all of them', async (t) => {

@@ -86,6 +86,7 @@ t.test('a metric deleted before a crash stays deleted: replay skips its WAL samp
   await b.engine.append(1, [valueSample('gone', tags, base + 30 * 60, 7)]);
   const fresh = b.engine.select(1, 'gone', { op: 'all' })[0]!;
   t.not(fresh.id, goneId);
+  t.equal(b.engine.seriesTotal(), 2, 'the kept series and the fresh one');
   t.same((await b.engine.read(1, [fresh.id], 0, base, base + 40 * 60))[0]!.sum, [7]);
   await b.engine.close(); // its checkpoint writes what the head holds
   const { parseChunkKey } = await import('../../src/tsdb/keys.js');

@@ -7,6 +7,7 @@ import { ApiError, paramError } from '../../errors.js';
 import { parseTagged, type TaggedLimits } from '../../ingest/tagged.js';
 import { bodyText } from '../../ingest/tagged-fast.js';
 import type { TaggedScanner } from '../../ingest/scan-threads.js';
+import { tagSetBound } from '../../ingest/tag-sets.js';
 import { parseJsonBody } from '../raw-json.js';
 import { ingest, ingestValues, type IngestDeps } from '../../ingest/pipeline.js';
 import { acceptedTimes } from '../../ingest/time-window.js';
@@ -45,6 +46,7 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     const limits: TaggedLimits = {
       ...acceptedTimes(deps.config.storage.retention),
       tagsPerMeasurement: deps.config.limits.tags_per_measurement,
+      tagSets: tagSetBound(deps.engine.seriesTotal()),
     };
     const depth = deps.config.limits.max_body_depth;
     const raw = ctx.state.rawJson;
