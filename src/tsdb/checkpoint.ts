@@ -145,6 +145,9 @@ export class Checkpointer {
         const f = flushes[next]!;
         const bufs = encodeFlush(f);
         f.parts.forEach((p, i) => ops.push(putOp(pts, partKey(f, p), bufs[i]!)));
+        // a snapshot goes in the batch of the parts that hold its points: a checkpoint cut
+        // short (or a crash) between batches never leaves a window in both
+        for (const w of f.windows) if (w.chunk.snapshotKey !== null) ops.push(delOp(heads, w.chunk.snapshotKey));
         batchFlushes.push(f);
         if (ops.length >= BATCH_OPS) await writeBatch();
         await slice.pause();
@@ -184,7 +187,10 @@ export class Checkpointer {
   /** A flush's parts are in LevelDB: the catalog lists them and the head lets go of them. */
   private landed(f: Flush): void {
     const st = this.st;
-    for (const w of f.windows) w.chunk.flushing = null;
+    for (const w of f.windows) {
+      w.chunk.flushing = null;
+      w.chunk.snapshotKey = null;
+    }
     const { account, series } = f.windows[0]!.chunk;
     for (const p of f.parts) {
       if (!st.index.byId.has(series)) {

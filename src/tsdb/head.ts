@@ -548,6 +548,11 @@ export class HeadChunk {
   private cols: Columns;
   flushing: Columns | null = null;
   lastAppendMs = Date.now();
+  /**
+   * The old-layout snapshot its points were loaded from (wal-replay.ts): deleted in the
+   * batch that writes them as parts, so that no start loads them again beside the parts.
+   */
+  snapshotKey: string | null = null;
 
   constructor(readonly account: number, readonly series: number, readonly window: number) {
     this.cols = new Columns(window);

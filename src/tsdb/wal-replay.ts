@@ -41,9 +41,16 @@ async function loadSeries(st: EngineState): Promise<void> {
 async function loadCatalog(st: EngineState): Promise<void> {
   for await (const key of st.keyspaces.pts.keys()) {
     const k = parseChunkKey(key);
-    st.catalog.add(k.series, k.tier, k.window, k.part);
     // part numbers share the sequence: never hand one out twice
     if (k.part > st.seq) st.seq = k.part;
+    // Parts of a series without its record: its metric was deleted while they were being
+    // written, and the checkpoint that would have deleted them did not run (a shutdown).
+    // The first checkpoint deletes them.
+    if (!st.index.byId.has(k.series)) {
+      st.orphanChunks.push(key);
+      continue;
+    }
+    st.catalog.add(k.series, k.tier, k.window, k.part);
   }
   st.catalog.markLegacyPairs();
 }
@@ -55,10 +62,14 @@ async function loadCatalog(st: EngineState): Promise<void> {
 async function loadSnapshots(st: EngineState): Promise<number> {
   let snapshots = 0;
   for await (const [key, buf] of st.keyspaces.heads.iterator()) {
-    st.headDeletes.push(key);
     const k = parseHeadKey(key);
-    if (!st.index.byId.has(k.series)) continue;
-    st.head.chunk(k.account, k.series, k.window).load(decodeChunk(buf, k.window));
+    if (!st.index.byId.has(k.series)) {
+      st.headDeletes.push(key); // its metric was deleted
+      continue;
+    }
+    const chunk = st.head.chunk(k.account, k.series, k.window);
+    chunk.load(decodeChunk(buf, k.window));
+    chunk.snapshotKey = key;
     snapshots++;
   }
   return snapshots;
