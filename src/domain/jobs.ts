@@ -8,7 +8,7 @@ import type { CommitQueue } from '../store/commit.js';
 import { BatchedWrites } from '../store/batched-writes.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
-import type { ErrorBody } from '../errors.js';
+import { ApiError, type ErrorBody } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export type JobState = 'queued' | 'working' | 'complete' | 'failed' | 'canceled';
@@ -156,6 +156,13 @@ export class JobRunner {
       await save({ state: 'complete', progress: 100, output }, true);
     } catch (err) {
       if (this.stopping) return; // left as 'working': resumed at the next start
+      // a request refused once processed is the client's error, in the envelope a
+      // synchronous refusal would have had; anything else is the service's
+      if (err instanceof ApiError && err.status < 500) {
+        this.log.info({ job: job.id, errors: err.body }, 'job refused');
+        await save({ state: 'failed', errors: err.body }, true).catch(() => {});
+        return;
+      }
       this.log.error({ err, job: job.id }, 'job failed');
       await save({ state: 'failed', errors: { system: [(err as Error).message] } }, true).catch(() => {});
     }

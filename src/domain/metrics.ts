@@ -45,8 +45,10 @@ export interface MetricInput {
 /**
  * Checks a composite definition before it is saved: the problem in the parser's words,
  * or null. The composite language lives in the query layer, which hands this in.
+ * `metric`: the composite metric being saved (null for a chart's stream), which must not
+ * read itself nor be read by another composite.
  */
-export type CompositeCheck = (accountId: number, definition: string) => Promise<string | null>;
+export type CompositeCheck = (accountId: number, definition: string, metric: string | null) => Promise<string | null>;
 
 /** Called with the metrics being deleted; returns the operations that remove their data. */
 export type PurgeHook = (accountId: number, names: string[]) => Promise<WriteOp[]>;
@@ -75,6 +77,11 @@ export class MetricCatalog {
   compositeLimit: () => number = () => Infinity;
   /** composites being written, per account: two creates at once cannot both take the last place */
   private readonly compositesWriting = new Map<number, number>();
+  /**
+   * Saves of composites, one at a time per account: each is checked against the composites
+   * saved before it (two created at once, each reading the other, both passed the check).
+   */
+  private readonly compositeSaves = new Map<number, Promise<unknown>>();
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -166,14 +173,19 @@ export class MetricCatalog {
    */
   async updateMany(accountId: number, names: string[], input: MetricInput, userAgent: string | null, progress: (pct: number) => void = () => {}): Promise<number> {
     const metrics = await this.byName(accountId);
+    // Every metric's update is built and checked before any is written: one refused (an
+    // aggregated metric's period, a composite's definition) refuses them all, as a short
+    // list refused at once does, instead of leaving the chunks before it applied.
+    const updated = names.map((n) => {
+      const existing = metrics.get(metricKey(n));
+      if (!existing) return newMetric(n, input, userAgent);
+      const own = existing.type === 'counter' ? withoutGaugeAttributes(input) : input;
+      return applyUpdate(existing, { ...own, type: undefined });
+    });
+    await this.check(accountId, updated);
     const chunk = 500;
-    for (let i = 0; i < names.length; i += chunk) {
-      const batch = names.slice(i, i + chunk).map((n) => {
-        const existing = metrics.get(metricKey(n));
-        if (!existing) return newMetric(n, input, userAgent);
-        const own = existing.type === 'counter' ? withoutGaugeAttributes(input) : input;
-        return applyUpdate(existing, { ...own, type: undefined });
-      });
+    for (let i = 0; i < updated.length; i += chunk) {
+      const batch = updated.slice(i, i + chunk);
       await this.save(accountId, batch);
       progress(((i + batch.length) / names.length) * 100);
     }
@@ -196,12 +208,27 @@ export class MetricCatalog {
     return deleted;
   }
 
-  private async save(accountId: number, list: MetricRecord[]): Promise<void> {
+  private save(accountId: number, list: MetricRecord[]): Promise<void> {
+    if (!list.some((m) => m.type === 'composite')) return this.write(accountId, list);
+    const before = this.compositeSaves.get(accountId) ?? Promise.resolve();
+    const run = before.then(() => this.write(accountId, list), () => this.write(accountId, list));
+    const settled = run.catch(() => undefined);
+    this.compositeSaves.set(accountId, settled);
+    void settled.then(() => { if (this.compositeSaves.get(accountId) === settled) this.compositeSaves.delete(accountId); });
+    return run;
+  }
+
+  /** Refuses the list if a composite's definition is refused. */
+  private async check(accountId: number, list: MetricRecord[]): Promise<void> {
     for (const m of list) {
       if (m.type !== 'composite' || m.composite === null || !this.checkComposite) continue;
-      const problem = await this.checkComposite(accountId, m.composite);
+      const problem = await this.checkComposite(accountId, m.composite, m.name);
       if (problem) throw new ApiError(400, { params: { composite: [problem] } });
     }
+  }
+
+  private async write(accountId: number, list: MetricRecord[]): Promise<void> {
+    await this.check(accountId, list);
     const metrics = await this.byName(accountId);
     const added = list.filter((m) => m.type === 'composite' && metrics.get(metricKey(m.name))?.type !== 'composite').length;
     const writing = this.compositesWriting.get(accountId) ?? 0;

@@ -299,7 +299,7 @@ export class Spaces {
       for (const field of ['metric', 'tags', 'group_function'] as const) {
         if (s[field] !== undefined) add(errors, `${at}.${field}`, 'cannot be combined with composite');
       }
-      const problem = typeof s.composite === 'string' && this.checkComposite ? await this.checkComposite(accountId, s.composite) : null;
+      const problem = typeof s.composite === 'string' && this.checkComposite ? await this.checkComposite(accountId, s.composite, null) : null;
       if (problem) add(errors, `${at}.composite`, problem);
     } else if (s.metric === undefined) {
       add(errors, `${at}.metric`, 'is required unless the stream is a composite');

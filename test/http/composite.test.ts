@@ -130,6 +130,22 @@ t.test('persisted composite metrics are checked on save and evaluated on query',
   t.match(legacy.body, { errors: { request: [/is a composite metric: query it with GET \/v1\/measurements\/cpu\.total/] } });
 });
 
+t.test('a composite reads no composite: not itself, not one created later, not one created at the same time', async (t) => {
+  const s = await startTestServer(t);
+  const put = (name: string, composite: string) => s.request('PUT', `/v1/metrics/${name}`, { json: { type: 'composite', composite } });
+  const self = await put('loop', 'sum(s("LOOP", "*"))');
+  t.equal(self.status, 400, 'a composite reading itself');
+  t.match(self.body, { errors: { params: { composite: [/reads loop, itself/] } } });
+  t.equal((await s.get('/v1/metrics/loop')).status, 404);
+  t.equal((await put('early', 'sum(s("later", "*"))')).status, 201, 'a composite may name a metric to come');
+  const later = await put('later', 'sum(s("cpu", "*"))');
+  t.equal(later.status, 400, 'which then cannot be a composite');
+  t.match(later.body, { errors: { params: { composite: [/early reads later: a composite cannot be read by another composite/] } } });
+  t.equal((await s.request('PUT', '/v1/metrics/later', { json: { type: 'gauge' } })).status, 201, 'a gauge of that name can');
+  const pair = await Promise.all([put('ping', 'sum(s("pong", "*"))'), put('pong', 'sum(s("ping", "*"))')]);
+  t.same(pair.map((r) => r.status).sort(), [201, 400], 'two created at once, each reading the other: one is refused');
+});
+
 t.test('composite chart streams are parsed on save', async (t) => {
   const s = await startTestServer(t);
   const space = (await s.request('POST', '/v1/spaces', { json: { name: 'c' } })).body.id;

@@ -90,3 +90,19 @@ t.test('a batch key we do not understand is a 400 naming it, and changes nothing
   t.equal(put.status, 400);
   t.same(put.body, { errors: { params: { colour: ['is not a known field'] } } });
 });
+
+t.test('a batch job refused part-way changes nothing: every update is checked before any is written', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  // more than one of the job's write chunks (500), and last in name order one the update must refuse
+  const names = Array.from({ length: 520 }, (_, i) => `rp.m${String(i).padStart(3, '0')}`);
+  t.equal((await post(s, { measurements: names.map((name) => ({ name, value: 1, time: base })) })).status, 200);
+  t.equal((await s.request('PUT', '/v1/metrics/rp.zz', { json: { period: 60, attributes: { aggregate: true } } })).status, 201);
+  const put = await s.request('PUT', '/v1/metrics', { json: { names: 'rp*', period: 5, description: 'partial' } });
+  t.equal(put.status, 202);
+  const done = await job(s, put.headers.location!);
+  t.equal(done.state, 'failed');
+  t.match(done.errors, { params: { period: [/from 10 to 600 seconds when service-side aggregation is on/] } }, 'the refusal in the envelope a request would get');
+  const changed = (await Promise.all(['rp.m000', 'rp.m499', 'rp.m519'].map((n) => s.get(`/v1/metrics/${n}`)))).filter((r) => r.body.description === 'partial' || r.body.period === 5);
+  t.equal(changed.length, 0, 'no metric took the update');
+});
