@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
 import { Sequence } from '../store/sequence.js';
-import { alreadyExists, notFound, paramErrors, fieldErrors, type ParamErrors } from '../errors.js';
+import { ApiError, alreadyExists, notFound, paramErrors, fieldErrors, type ParamErrors } from '../errors.js';
 import { tagNameProblem, tagPatternProblem } from '../match/tag-pattern.js';
 import { AccountLock } from './account-lock.js';
 import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
@@ -161,7 +161,10 @@ export class Alerts {
     return this.lock.run(accountId, async () => {
       const existing = await this.get(accountId, id);
       const ops: WriteOp[] = [];
-      const fields = await this.checked(accountId, { ...input, conditions: input.conditions ?? [] }, existing, fieldErrors(), ops);
+      const errors = fieldErrors();
+      // left out, the services stay; given, there must be one (as on create)
+      if (input.services !== undefined && input.services.length === 0) errors.services = ['at least one service is required'];
+      const fields = await this.checked(accountId, { ...input, conditions: input.conditions ?? [] }, existing, errors, ops);
       const record: AlertRecord = { ...existing, ...fields, updated_at: now() };
       await this.commit.write([...ops, this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
@@ -193,6 +196,7 @@ export class Alerts {
     return this.lock.run(accountId, async () => {
       const a = await this.get(accountId, id);
       if (!a.services.includes(serviceId)) throw notFound('Service');
+      if (a.services.length === 1) throw new ApiError(422, { params: { service: ['is the alert\'s last service: an alert keeps at least one, so attach another before detaching this one'] } });
       await this.commit.write([this.records.put(accountId, idKey(id), { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() })]);
     });
   }

@@ -142,9 +142,12 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
 
   r.post('/:id/services', async (ctx) => {
     const alertId = id(ctx);
-    const sid = await deps.alerts.addService(accountId(ctx), alertId, validateService(body(ctx), isForm(ctx)).service);
+    const account = accountId(ctx);
+    const sid = await deps.alerts.addService(account, alertId, validateService(body(ctx), isForm(ctx)).service);
     ctx.status = 201;
     ctx.set('Location', `/v1/alerts/${alertId}/services/${sid}`);
+    // the alert as it is now, with its service objects (a JSON answer, not Koa's "Created")
+    ctx.body = await view(account, await deps.alerts.get(account, alertId));
   });
 
   r.delete('/:id/services/:service', async (ctx) => {
