@@ -86,8 +86,13 @@ export interface BodyValidator<T> {
   (body: unknown, isForm: boolean): T;
 }
 
-export function bodyValidator<T>(schema: Schema): BodyValidator<T> {
-  const { json, form } = compileBoth<T>(schema);
+/**
+ * `formSchema`: where a form needs types the JSON schema leaves to the domain's own checks
+ * (which name the problem better), so that coercion knows what a nested value should be.
+ */
+export function bodyValidator<T>(schema: Schema, formSchema: Schema = schema): BodyValidator<T> {
+  const json = ajv.compile<T>(schema);
+  const form = formAjv.compile<T>(formSchema);
   return (body, isForm) => check(isForm ? form : json, body);
 }
 

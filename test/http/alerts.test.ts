@@ -94,6 +94,19 @@ t.test('every rule of an alert and its conditions is a 400 naming the field; a t
   t.equal((await post({ name: 'b', colour: 'red' })).status, 400, 'an unknown field is refused');
 });
 
+t.test('form bodies: condition fields are coerced to their types, as top-level ones are', async (t) => {
+  const s = await startTestServer(t);
+  const svc = await service(s);
+  const made = await s.request('POST', '/v1/alerts', { form: `name=form.a&conditions[0][type]=above&conditions[0][metric_name]=cpu&conditions[0][threshold]=5.5&conditions[0][duration]=120&conditions[1][type]=absent&conditions[1][metric_name]=cpu&conditions[1][duration]=60&services[]=${svc}&rearm_seconds=120` });
+  t.equal(made.status, 201);
+  t.match(made.body.conditions, [{ type: 'above', threshold: 5.5, duration: 120 }, { type: 'absent', duration: 60 }]);
+  const bad = await s.request('POST', '/v1/alerts', { form: `name=form.b&conditions[0][type]=above&conditions[0][metric_name]=cpu&conditions[0][threshold]=high&services[]=${svc}` });
+  t.equal(bad.status, 400, 'a value that is no number is still refused');
+  t.match(bad.body, { errors: { params: { 'conditions[0].threshold': [/number/] } } });
+  const json = await s.request('POST', '/v1/alerts', { json: { name: 'json.a', conditions: [{ ...above, threshold: '5' }], services: [svc] } });
+  t.equal(json.status, 400, 'JSON is not coerced');
+});
+
 t.test('services are added and removed; deleting a service detaches it from every alert', async (t) => {
   const s = await startTestServer(t);
   const a = await service(s, 'a');

@@ -27,22 +27,38 @@ const alertFields = {
   id: {}, created_at: {}, updated_at: {},
 } as const;
 
-const validate = bodyValidator<AlertInput>({ type: 'object', additionalProperties: false, properties: alertFields });
+/**
+ * A form's condition fields arrive as strings: typed here so they are coerced
+ * (`conditions[0][threshold]=5` is the number 5). JSON bodies are left to checkCondition,
+ * whose messages name the rule.
+ */
+const formConditions = {
+  type: 'array', maxItems: 50,
+  items: {
+    type: 'object', maxProperties: 20,
+    properties: { id: { type: 'integer' }, threshold: { type: 'number' }, duration: { type: 'integer' }, detect_reset: { type: 'boolean' } },
+  },
+} as const;
+
+const validate = bodyValidator<AlertInput>(
+  { type: 'object', additionalProperties: false, properties: alertFields },
+  { type: 'object', additionalProperties: false, properties: { ...alertFields, conditions: formConditions } },
+);
 const validateService = bodyValidator<{ service?: unknown }>({
   type: 'object', additionalProperties: false, required: ['service'], properties: { service: { type: ['integer', 'string'] } },
 });
 
-const validatePreview = bodyValidator<{ conditions: ConditionInput[]; start_time: number; end_time?: number; step?: number }>({
-  type: 'object', required: ['conditions', 'start_time'],
-  // the rest of an alert definition may come along (a form being tuned): it is not used
-  properties: {
-    ...alertFields,
-    start_time: { type: 'integer', minimum: 0 },
-    end_time: { type: 'integer', minimum: 0 },
-    step: { type: 'integer', minimum: 10, maximum: 3600 },
-  },
-  additionalProperties: false,
-});
+const previewFields = {
+  ...alertFields,
+  start_time: { type: 'integer', minimum: 0 },
+  end_time: { type: 'integer', minimum: 0 },
+  step: { type: 'integer', minimum: 10, maximum: 3600 },
+} as const;
+// the rest of an alert definition may come along (a form being tuned): it is not used
+const validatePreview = bodyValidator<{ conditions: ConditionInput[]; start_time: number; end_time?: number; step?: number }>(
+  { type: 'object', required: ['conditions', 'start_time'], properties: previewFields, additionalProperties: false },
+  { type: 'object', required: ['conditions', 'start_time'], properties: { ...previewFields, conditions: formConditions }, additionalProperties: false },
+);
 /** evaluations a preview may take */
 const PREVIEW_STEPS = 2880;
 
