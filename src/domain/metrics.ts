@@ -10,6 +10,7 @@ import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.j
 import { transformProblem } from './transform.js';
 import type { MetricAttributes } from './metric-attributes.js';
 import { overLimit } from './account-limits.js';
+import { AccountLock } from './account-lock.js';
 
 export type MetricType = 'gauge' | 'counter' | 'composite';
 
@@ -81,7 +82,9 @@ export class MetricCatalog {
    * Saves of composites, one at a time per account: each is checked against the composites
    * saved before it (two created at once, each reading the other, both passed the check).
    */
-  private readonly compositeSaves = new Map<number, Promise<unknown>>();
+  private readonly compositeSaves = new AccountLock();
+  /** PUTs of one account one at a time: of two creating one name, one creates it (201), the other updates it (204) */
+  private readonly puts = new AccountLock();
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -116,11 +119,13 @@ export class MetricCatalog {
   async put(accountId: number, rawName: string, input: MetricInput, userAgent: string | null): Promise<{ created: boolean; metric: MetricRecord }> {
     const key = checkName(rawName);
     const metrics = await this.byName(accountId);
-    const existing = metrics.get(key);
-    // a new metric keeps the spelling it was created with; an update never renames
-    const metric = existing ? applyUpdate(existing, input) : newMetric(rawName, input, userAgent);
-    await this.save(accountId, [metric]);
-    return { created: !existing, metric };
+    return this.puts.run(accountId, async () => {
+      const existing = metrics.get(key);
+      // a new metric keeps the spelling it was created with; an update never renames
+      const metric = existing ? applyUpdate(existing, input) : newMetric(rawName, input, userAgent);
+      await this.save(accountId, [metric]);
+      return { created: !existing, metric };
+    });
   }
 
   /**
@@ -210,12 +215,7 @@ export class MetricCatalog {
 
   private save(accountId: number, list: MetricRecord[]): Promise<void> {
     if (!list.some((m) => m.type === 'composite')) return this.write(accountId, list);
-    const before = this.compositeSaves.get(accountId) ?? Promise.resolve();
-    const run = before.then(() => this.write(accountId, list), () => this.write(accountId, list));
-    const settled = run.catch(() => undefined);
-    this.compositeSaves.set(accountId, settled);
-    void settled.then(() => { if (this.compositeSaves.get(accountId) === settled) this.compositeSaves.delete(accountId); });
-    return run;
+    return this.compositeSaves.run(accountId, () => this.write(accountId, list));
   }
 
   /** Refuses the list if a composite's definition is refused. */

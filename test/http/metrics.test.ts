@@ -28,6 +28,12 @@ t.test('PUT creates (201 + Location + body) then updates (204)', async (t) => {
   t.equal((await s.request('PUT', '/v1/metrics/web.requests', { json: got.body })).status, 204);
 });
 
+t.test('PUTs of one new name at once: one creates it (201), the others update it (204)', async (t) => {
+  const s = await startTestServer(t);
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => s.request('PUT', '/v1/metrics/raced', { json: { description: `d${i}` } })));
+  t.same(answers.map((r) => r.status).sort(), [201, 204, 204, 204, 204, 204, 204, 204]);
+});
+
 t.test('attribute and field rules', async (t) => {
   const s = await startTestServer(t);
   const put = (json: unknown, name = 'rules.metric') => s.request('PUT', `/v1/metrics/${name}`, { json });
