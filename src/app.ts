@@ -9,6 +9,7 @@ import { errorRenderer } from './http/errors.js';
 import { requireHttps } from './http/https.js';
 import { externalLocations } from './http/external-url.js';
 import { loadUiFiles, webUi } from './http/ui.js';
+import { requireHost } from './http/client-error.js';
 import { basicAuth, rolePolicy } from './http/auth.js';
 import { rateLimit } from './http/ratelimit.js';
 import { bodyParser } from './http/body.js';
@@ -47,6 +48,7 @@ export function buildApp(rt: Runtime): Koa<RequestState> {
     }
   });
   app.use(errorRenderer(rt.log, rt.metrics));
+  app.use(requireHost());
   app.use(webUi(loadUiFiles(), () => rt.config.http.external_url));
   app.use(requireHttps(() => rt.config.http.trust_proxy));
   app.use(externalLocations(() => rt.config.http.external_url));

@@ -63,6 +63,8 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     requestTimeout: config.http.request_timeout_ms,
     connectionsCheckingInterval: 2000,
     keepAliveTimeout: 5000,
+    // refused by requireHost (client-error.ts), in the errors envelope
+    requireHostHeader: false,
   };
   const secure = https.createServer({
     ...serverOptions, key: tls.key, cert: tls.cert, minVersion: config.tls.min_version,

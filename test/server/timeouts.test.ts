@@ -46,6 +46,12 @@ t.test('what the HTTP parser refuses is answered with the errors envelope', asyn
   t.match(slow, /^HTTP\/1\.1 408 /);
   t.same(body(slow), { errors: { request: ['The request headers or body did not arrive in time'] } });
 
+  const hostless = await exchange(connect(), 'GET /v1/spaces HTTP/1.1\r\nConnection: close\r\n\r\n');
+  t.match(hostless, /^HTTP\/1\.1 400 /, 'HTTP/1.1 without Host');
+  t.same(body(hostless), { errors: { request: ['The Host header is required (HTTP/1.1)'] } });
+  const old = await exchange(connect(), 'GET /health HTTP/1.0\r\n\r\n');
+  t.match(old, /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs none');
+
   const plain = await exchange(net.connect(s.port, '127.0.0.1'), 'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
   t.match(plain, /^HTTP\/1\.1 400 [^]*"errors"/, 'plain HTTP too');
   t.equal((await s.get('/health', { auth: null })).status, 200, 'the server goes on');
