@@ -127,6 +127,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   (type) => plugins.get(type)?.plugin.secrets ?? [], perAccount);
   const alerts = new Alerts(store, commit, (account, id) => services.exists(account, id), perAccount);
   services.deleteHooks.push((account, id) => alerts.detachService(account, id));
+  alerts.compositeMetric = async (account, name) => (await catalog.get(account, name))?.type === 'composite';
   const alertLog = log.child({ component: 'alerts' });
   const hooks = deliveryHooks(services, plugins, () => ({
     timeoutMs: rt.config.notifications.timeout_ms, externalUrl: rt.config.http.external_url, pluginConfig: { mail: rt.config.notifications.mail }, policy: urlPolicy,

@@ -109,6 +109,12 @@ export class Alerts {
   private readonly lock = new AccountLock();
   readonly listeners: AlertListener[] = [];
 
+  /**
+   * Whether a metric is a persisted composite (set by the runtime): the engine evaluates
+   * stored series, and a composite has none, so an alert on one would never fire.
+   */
+  compositeMetric: (accountId: number, name: string) => Promise<boolean> = async () => false;
+
   constructor(
     store: Store,
     private readonly commit: CommitQueue,
@@ -233,6 +239,9 @@ export class Alerts {
     for (const [i, raw] of (input.conditions ?? []).entries()) {
       const problems: string[] = [];
       const c = checkCondition(raw, problems);
+      if (c && (await this.compositeMetric(accountId, c.metric_name))) {
+        problems.push(`metric_name ${c.metric_name} is a composite metric, which alerts cannot evaluate: alert on the metrics it reads`);
+      }
       if (problems.length) {
         errors[`conditions[${i}]`] = problems;
         continue;

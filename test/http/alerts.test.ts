@@ -107,6 +107,16 @@ t.test('form bodies: condition fields are coerced to their types, as top-level o
   t.equal(json.status, 400, 'JSON is not coerced');
 });
 
+t.test('an alert on a persisted composite metric is refused: alerts evaluate stored series', async (t) => {
+  const s = await startTestServer(t);
+  const svc = await service(s);
+  t.equal((await s.request('PUT', '/v1/metrics/cpu.sum', { json: { type: 'composite', composite: 'sum(s("cpu", "*"))' } })).status, 201);
+  const r = await s.request('POST', '/v1/alerts', { json: { name: 'on.composite', conditions: [{ ...above, metric_name: 'CPU.sum' }], services: [svc] } });
+  t.equal(r.status, 400);
+  t.match(r.body, { errors: { params: { 'conditions[0]': [/cpu\.sum is a composite metric, which alerts cannot evaluate/i] } } });
+  t.equal((await s.request('POST', '/v1/alerts', { json: { name: 'on.cpu', conditions: [above], services: [svc] } })).status, 201, 'the metric it reads is fine');
+});
+
 t.test('services are added and removed; deleting a service detaches it from every alert', async (t) => {
   const s = await startTestServer(t);
   const a = await service(s, 'a');
