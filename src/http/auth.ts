@@ -51,8 +51,10 @@ const READS = new Set(['POST /v1/alerts/preview']);
 
 export function permitted(role: Role, method: string, path: string): boolean {
   if (role === 'admin') return true;
-  if (method === 'GET' || method === 'HEAD' || READS.has(`${method} ${path.replace(/\/+$/, '')}`)) return true;
-  return role === 'recorder' && SUBMISSIONS.has(`${method} ${path.replace(/\/+$/, '')}`);
+  // the router matches paths whatever their case, so the table does too
+  const route = `${method} ${path.replace(/\/+$/, '').toLowerCase()}`;
+  if (method === 'GET' || method === 'HEAD' || READS.has(route)) return true;
+  return role === 'recorder' && SUBMISSIONS.has(route);
 }
 
 export function rolePolicy(): Middleware {

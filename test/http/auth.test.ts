@@ -74,6 +74,8 @@ t.test('permitted() is the one role table', async (t) => {
   t.notOk(permitted('viewer', 'POST', '/v1/measurements'));
   t.ok(permitted('recorder', 'POST', '/v1/measurements'));
   t.ok(permitted('recorder', 'POST', '/v1/metrics/'));
+  t.ok(permitted('recorder', 'POST', '/v1/Measurements'), 'paths in any case, as the router routes them');
+  t.ok(permitted('viewer', 'POST', '/V1/alerts/preview'));
   t.notOk(permitted('recorder', 'PUT', '/v1/metrics/x'));
   t.notOk(permitted('recorder', 'POST', '/v1/spaces'));
   t.ok(permitted('admin', 'DELETE', '/v1/metrics'));
