@@ -74,19 +74,19 @@ t.test('attribute and field rules', async (t) => {
 
 t.test('GET /v1/metrics filters by name and paginates', async (t) => {
   const s = await startTestServer(t);
-  for (const n of ['cpu.user', 'cpu.system', 'mem.free', 'disk.cpu_wait', 'net.rx']) {
+  for (const n of ['cpu.user', 'cpu.system', 'Mem.free', 'disk.cpu_wait', 'net.rx']) {
     t.equal((await s.request('PUT', `/v1/metrics/${n}`, { json: {} })).status, 201);
   }
   const all = await s.get('/v1/metrics');
   t.same(all.body.query, { found: 5, length: 100, offset: 0, total: 5 });
-  t.same(all.body.metrics.map((m: { name: string }) => m.name), ['cpu.system', 'cpu.user', 'disk.cpu_wait', 'mem.free', 'net.rx']);
+  t.same(all.body.metrics.map((m: { name: string }) => m.name), ['cpu.system', 'cpu.user', 'disk.cpu_wait', 'Mem.free', 'net.rx'], 'in name order whatever the case');
 
   const cpu = await s.get('/v1/metrics?name=CPU');
   t.same(cpu.body.query, { found: 3, length: 100, offset: 0, total: 5 });
 
   const page = await s.get('/v1/metrics?offset=1&length=2&sort=desc');
   t.same(page.body.query, { found: 5, length: 2, offset: 1, total: 5 });
-  t.same(page.body.metrics.map((m: { name: string }) => m.name), ['mem.free', 'disk.cpu_wait']);
+  t.same(page.body.metrics.map((m: { name: string }) => m.name), ['Mem.free', 'disk.cpu_wait']);
 
   for (const bad of ['length=101', 'length=0', 'offset=-1', 'offset=x', 'sort=up', 'orderby=type']) {
     const r = await s.get(`/v1/metrics?${bad}`);

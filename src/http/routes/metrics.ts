@@ -7,7 +7,7 @@ import { paginate, parsePage } from '../pagination.js';
 import { ApiError, notFound } from '../../errors.js';
 import { composeParams, composeWindow, runCompose } from '../../query/compose.js';
 import { legacyCompositeView } from '../views/composite.js';
-import type { MetricCatalog, MetricInput } from '../../domain/metrics.js';
+import { metricKey, type MetricCatalog, type MetricInput } from '../../domain/metrics.js';
 import { attributesSchema, type MetricAttributes } from '../../domain/metric-attributes.js';
 import { metricBatchDeleteSchema, metricBatchUpdateSchema, metricPutSchema } from '../schemas/metrics.js';
 import { metricView } from '../views/metrics.js';
@@ -67,7 +67,8 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
     const all = await deps.catalog.list(accountId(ctx));
     const filter = (queryOne(ctx, 'name') ?? '').toLowerCase();
     const matching = filter ? all.filter((m) => m.name.toLowerCase().includes(filter)) : all;
-    const { query, items } = paginate(matching, all.length, page);
+    // by name as the API compares names: whatever their case (a name keeps the case it was created with)
+    const { query, items } = paginate(matching, all.length, page, (m) => metricKey(m.name));
     ctx.body = { query, metrics: items.map(metricView) };
   });
 
