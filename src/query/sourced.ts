@@ -6,7 +6,7 @@ import { metricKey, type MetricRecord } from '../domain/metrics.js';
 import type { Points, SeriesStore } from '../tsdb/engine.js';
 import { emptyPoints, pushPoint, rollUp, slicePoints, sortMerge } from '../tsdb/points.js';
 import type { Summary } from '../tsdb/sample.js';
-import { paramError } from '../errors.js';
+import { ApiError, paramError } from '../errors.js';
 import type { SourcedQuery } from './sourced-params.js';
 import { AnswerSize, MAX_ANSWER_MEASUREMENTS, MAX_QUERY_POINTS, type QueryOptions } from './bounds.js';
 
@@ -36,6 +36,10 @@ export interface SourcedResult {
 }
 
 export async function runSourcedQuery(engine: SeriesStore, account: number, metric: MetricRecord, q: SourcedQuery, opts: QueryOptions = {}): Promise<SourcedResult> {
+  // a composite has no stored series: an empty answer would look like a metric without data
+  if (metric.type === 'composite') {
+    throw new ApiError(400, { request: [`${metric.name} is a composite metric: query it with GET /v1/measurements/${metric.name} (or GET /v1/metrics?compose=...)`] });
+  }
   const { reads = {}, maxAnswer = MAX_ANSWER_MEASUREMENTS } = opts;
   const counter = metric.type === 'counter';
   const summarizing = q.summarizeTime || q.summarizeSources;

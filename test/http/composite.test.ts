@@ -128,6 +128,9 @@ t.test('persisted composite metrics are checked on save and evaluated on query',
   const legacy = await s.get(`/v1/metrics/cpu.total?${window}`);
   t.equal(legacy.status, 400);
   t.match(legacy.body, { errors: { request: [/is a composite metric: query it with GET \/v1\/measurements\/cpu\.total/] } });
+  const gauges = await s.get(`/v1/gauges/cpu.total?${window}`);
+  t.equal(gauges.status, 400, 'nor through the deprecated alias (it answered an empty success)');
+  t.match(gauges.body, { errors: { request: [/is a composite metric/] } });
 });
 
 t.test('a composite reads no composite: not itself, not one created later, not one created at the same time', async (t) => {

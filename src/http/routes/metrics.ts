@@ -4,7 +4,7 @@ import { accountId, type RequestState } from '../state.js';
 import { body, isForm, queryOne, queryOptions, userAgent } from '../request.js';
 import { bodyValidator } from '../../schema/validate.js';
 import { paginate, parsePage } from '../pagination.js';
-import { ApiError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { composeParams, composeWindow, runCompose } from '../../query/compose.js';
 import { legacyCompositeView } from '../views/composite.js';
 import { metricKey, type MetricCatalog, type MetricInput } from '../../domain/metrics.js';
@@ -90,9 +90,6 @@ export function metricsRoutes(deps: MetricsDeps): Router<RequestState> {
     if (!wantsMeasurements(ctx.query)) {
       ctx.body = metricView(metric);
       return;
-    }
-    if (metric.type === 'composite') {
-      throw new ApiError(400, { request: [`${metric.name} is a composite metric: query it with GET /v1/measurements/${metric.name} (or GET /v1/metrics?compose=...)`] });
     }
     const q = parseSourcedQuery(ctx.query, Math.floor(Date.now() / 1000), deps.config.storage.retention);
     ctx.body = { ...metricView(metric), ...(await runSourcedQuery(deps.engine, accountId(ctx), metric, q, queryOptions(ctx, deps.config))) };
