@@ -14,7 +14,7 @@ export function parsePage(query: Record<string, unknown>, orderable: readonly st
   const params = fieldErrors();
   const offset = integer(query.offset, 0);
   const length = integer(query.length, MAX_PAGE_LENGTH);
-  if (offset === null || offset < 0) params.offset = ['must be a non-negative integer'];
+  if (offset === null || offset < 0) params.offset = ['must be an integer from 0 to 9007199254740991'];
   if (length === null || length < 1 || length > MAX_PAGE_LENGTH) params.length = [`must be an integer from 1 to ${MAX_PAGE_LENGTH}`];
   const orderby = query.orderby === undefined ? defaultOrder : String(query.orderby);
   if (!orderable.includes(orderby)) params.orderby = [`must be one of: ${orderable.join(', ')}`];
@@ -27,7 +27,9 @@ export function parsePage(query: Record<string, unknown>, orderable: readonly st
 function integer(v: unknown, fallback: number): number | null {
   if (v === undefined || v === '') return fallback;
   if (typeof v !== 'string' || !/^-?\d+$/.test(v)) return null;
-  return Number(v);
+  // past 2^53 the number read is not the one written (an offset echoed back changed)
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 export interface Paged<T> {

@@ -5,7 +5,8 @@ import { ApiError } from '../../src/errors.js';
 t.test('parsePage defaults and limits', async (t) => {
   t.same(parsePage({}, ['name']), { offset: 0, length: 100, orderby: 'name', sort: 'asc' });
   t.same(parsePage({ offset: '5', length: '10', orderby: 'updated_at', sort: 'desc' }, ['title', 'updated_at']), { offset: 5, length: 10, orderby: 'updated_at', sort: 'desc' });
-  for (const q of [{ length: '101' }, { length: '0' }, { offset: '-3' }, { offset: '1.5' }, { sort: 'random' }, { orderby: 'id' }]) {
+  t.equal(parsePage({ offset: '9007199254740991' }, ['name']).offset, 9007199254740991, 'the largest exact integer is read as written');
+  for (const q of [{ length: '101' }, { length: '0' }, { offset: '-3' }, { offset: '1.5' }, { offset: '99999999999999999999' }, { sort: 'random' }, { orderby: 'id' }]) {
     t.throws(() => parsePage(q, ['name']), ApiError, JSON.stringify(q));
   }
   try {
