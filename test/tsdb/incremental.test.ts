@@ -2,13 +2,8 @@
 // and no more, parts are merged in the background, a closed window ends as one part per
 // tier, and a checkpoint cut short between its batches loses and duplicates nothing.
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Store } from '../../src/store/db.js';
-import { CommitQueue, type WriteOp } from '../../src/store/commit.js';
-import { Engine, type EngineOptions } from '../../src/tsdb/engine.js';
-import { createLogger } from '../../src/log.js';
+import { openEngine, engineDir } from '../helpers/engine.js';
 import { valueSample } from '../../src/tsdb/sample.js';
 import { decodeChunk, encodeChunk } from '../../src/tsdb/chunk.js';
 import { rollUp } from '../../src/tsdb/points.js';
@@ -16,34 +11,9 @@ import { MINUTE_RAW, headKey, parseChunkKey, WINDOW, windowOf } from '../../src/
 import { FANOUT } from '../../src/tsdb/compaction.js';
 import { poll } from '../helpers/poll.js';
 
-const log = createLogger('silent');
 const HOUR = 3600;
-
-/** A commit queue whose writes stop landing after `left` more calls: the process "died". */
-class DyingQueue extends CommitQueue {
-  left = Infinity;
-  override write(ops: WriteOp[]): Promise<void> {
-    if (this.left <= 0) return new Promise(() => {});
-    this.left--;
-    return super.write(ops);
-  }
-}
-
-/** `writesLeft`: how many commit-queue writes land before the process "dies" */
-async function open(dir: string, opts: Partial<EngineOptions> = {}, writesLeft = Infinity) {
-  const store = await Store.open(dir, { sync: false });
-  const commit = new DyingQueue(store.db, false);
-  commit.left = writesLeft;
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 1 << 30, sealIdleMs: 3_600_000, ...opts });
-  const crash = async () => { await commit.idle(); await store.close(); };
-  return { store, commit, engine, crash };
-}
-
-function tempDir(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-incr-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const open = openEngine;
+const tempDir = (t: Test) => engineDir(t, 'gw-incr-');
 
 const tagsOf = (i: number) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]);
 

@@ -5,45 +5,15 @@
 // written from them, and every point of those windows read back twice.
 // Also here: parts left behind for a deleted metric are deleted by the next start.
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Store } from '../../src/store/db.js';
-import { CommitQueue, type WriteOp } from '../../src/store/commit.js';
-import { Engine } from '../../src/tsdb/engine.js';
-import { createLogger } from '../../src/log.js';
 import { valueSample } from '../../src/tsdb/sample.js';
+import { openEngine, engineDir } from '../helpers/engine.js';
 import { encodeChunk } from '../../src/tsdb/chunk.js';
 import { chunkKey, headKey, WINDOW, windowOf } from '../../src/tsdb/keys.js';
 
-const log = createLogger('silent');
 const HOUR = 3600;
 const SERIES = 1500; // the start's checkpoint then takes several batches
-
-/** A commit queue that writes `left` batches and then never another: the process "dies". */
-class DyingQueue extends CommitQueue {
-  left = Infinity;
-  override write(ops: WriteOp[]): Promise<void> {
-    if (this.left <= 0) return new Promise(() => {});
-    this.left--;
-    return super.write(ops);
-  }
-}
-
-async function open(dir: string, writesLeft = Infinity) {
-  const store = await Store.open(dir, { sync: false });
-  const commit = new DyingQueue(store.db, false);
-  commit.left = writesLeft;
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 1 << 30, sealIdleMs: 3_600_000 });
-  const crash = async () => { await commit.idle(); await store.close(); };
-  return { store, commit, engine, crash };
-}
-
-function tempDir(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-snapshots-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const open = (dir: string, writesLeft = Infinity) => openEngine(dir, {}, writesLeft);
+const tempDir = (t: Test) => engineDir(t, 'gw-snapshots-');
 
 const tagsOf = (i: number) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]);
 
