@@ -70,7 +70,10 @@ export class TargetLoop {
   /** the target's kept-open connection (fetch.ts) */
   private readonly agent: Agent;
 
-  constructor(readonly target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
+  private targetNow: ScrapeTarget;
+
+  constructor(target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
+    this.targetNow = target;
     this.jobNow = job;
     this.agent = scrapeAgent(target.url, target.intervalMs);
     const tags: TagPairs = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
@@ -83,6 +86,24 @@ export class TargetLoop {
 
   get job(): ScrapeJob {
     return this.jobNow;
+  }
+
+  get target(): ScrapeTarget {
+    return this.targetNow;
+  }
+
+  /**
+   * The same target (job, URL and labels) after a reload, whose interval, timeout or
+   * discovered labels may have changed: the next scrape is timed and bounded by them.
+   * (They were kept as first seen: a reload from 1 s to 6 s went on scraping every second.)
+   */
+  set target(target: ScrapeTarget) {
+    const rescheduled = target.intervalMs !== this.targetNow.intervalMs || target.offsetMs !== this.targetNow.offsetMs;
+    this.targetNow = target;
+    if (rescheduled && this.timer !== null && !this.stopped) {
+      clearTimeout(this.timer);
+      this.arm();
+    }
   }
 
   /** A reload's settings, from the next scrape on; the mapping of series starts afresh. */

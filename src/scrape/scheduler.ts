@@ -95,6 +95,7 @@ class JobRun {
       const running = this.loops.get(hash);
       if (running) {
         running.job = job;
+        running.target = target;
         running.account = this.account;
         continue;
       }

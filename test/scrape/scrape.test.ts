@@ -255,6 +255,26 @@ t.test('relabelling, file_sd add and remove, and SIGHUP add, change and remove',
   t.same(jobs.sort(), [['added', ['instance', 'job']], ['relabelled', ['instance', 'job', 'portnum']]]);
 });
 
+t.test('SIGHUP changing a job\'s interval and timeout: its kept targets are scheduled and bounded by the new ones', async (t) => {
+  const exp = await startExporter(t);
+  appMetrics(exp.registry);
+  const s = await startTestServer(t, ['scrape:', '  scrape_configs:', job('paced', exp.address)].join('\n'));
+  await scrapeNow(s);
+  type Timed = Target & { scrape_interval_seconds: number; scrape_timeout_seconds: number; last_scrape: number | null };
+  const first = (await targets(s))[0] as Timed;
+  t.equal(first.scrape_interval_seconds, 3600);
+  const file = join(s.dataDir, 'config.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('scrape_interval: 1h', 'scrape_interval: 1s').replace('scrape_timeout: 2s', 'scrape_timeout: 1s'));
+  t.equal(await s.server.reload(), true);
+  const now = (await targets(s))[0] as Timed;
+  t.same([now.scrape_interval_seconds, now.scrape_timeout_seconds], [1, 1], 'the targets list shows the new settings');
+  // an hourly target scraped again on its own: the loop follows the new interval
+  const samples = async () => (await series(s, 'up')).reduce((n, x) => n + x.measurements.length, 0);
+  const before = await samples();
+  await poll(async () => ((await samples()) >= before + 2 ? true : undefined));
+  t.pass('scraped every second after the reload, without being asked');
+});
+
 t.test('targets are scraped on their own timer, and an above alert on a scraped gauge fires', async (t) => {
   const hook = await listener(t); // a webhook receiver: the alert needs a service
   const exp = await startExporter(t);
