@@ -63,7 +63,7 @@ export class TargetLoop {
   /** ...and their label sets as parsed (parse.ts) */
   private readonly memo = new SeriesMemo();
   /** the health series, numbered with the exposed ones (their tags frozen: the engine keeps them as they are) */
-  private readonly healthSeries: readonly Numbered[];
+  private healthSeries: readonly Numbered[] = [];
   private jobNow: ScrapeJob;
   /** the job changed: the mapping of series starts afresh at the next scrape, not inside this one */
   private jobChanged = false;
@@ -76,7 +76,22 @@ export class TargetLoop {
     this.targetNow = target;
     this.jobNow = job;
     this.agent = scrapeAgent(target.url, target.intervalMs);
-    const tags: TagPairs = Object.freeze(tagsOf(target.labels).map((pair) => Object.freeze(pair)));
+    this.numberHealth();
+  }
+
+  /**
+   * The health series with the target's labels and the job's external labels, as every
+   * sample it stores has them: without those, an exposed `up` (which gets them) was not
+   * recognised as the target's own and was stored beside it.
+   */
+  private numberHealth(): void {
+    for (const h of this.healthSeries) {
+      this.cache.numbering.release(h);
+      this.cache.reserved.delete(reservedKey(h.metric, h.tags));
+    }
+    const labels = new Map(this.targetNow.labels);
+    for (const [name, value] of this.jobNow.externalLabels) if (!labels.has(name)) labels.set(name, value);
+    const tags: TagPairs = Object.freeze(tagsOf(labels).map((pair) => Object.freeze(pair)));
     this.healthSeries = HEALTH_SERIES.map((metric) => ({ number: -1, metricNo: -1, metric, tags }));
     for (const h of this.healthSeries) {
       this.cache.numbering.add(h);
@@ -177,6 +192,7 @@ export class TargetLoop {
     if (this.jobChanged) {
       this.jobChanged = false;
       this.cache.clear();
+      this.numberHealth(); // its external labels may have changed
     }
     const samples: ScrapedSample[] = [];
     // Without metric_relabel_configs every parsed sample counts against sample_limit, so a

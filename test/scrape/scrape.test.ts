@@ -275,6 +275,23 @@ t.test('SIGHUP changing a job\'s interval and timeout: its kept targets are sche
   t.pass('scraped every second after the reload, without being asked');
 });
 
+t.test('with external_labels, the health series carry them, and an exposed up is still refused as the target\'s own', async (t) => {
+  const exp = await startExporter(t);
+  exp.answer = (_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('up 5\nwork 1\n'); };
+  const s = await startTestServer(t, ['scrape:', '  global: {external_labels: {region: eu}}', '  scrape_configs:', job('ext', exp.address)].join('\n'));
+  await scrapeNow(s);
+  const up = await series(s, 'up');
+  t.same(up.map((x) => x.tags), [{ instance: exp.address, job: 'ext', region: 'eu' }], 'one up series, with the external label');
+  t.same(up[0]!.measurements.map((m) => m.value), [1], 'Gaugeway\'s value, not the exposed 5');
+  t.same((await series(s, 'work')).map((x) => x.tags), [{ instance: exp.address, job: 'ext', region: 'eu' }]);
+  // a reload changing the external labels: the health series follow
+  const file = join(s.dataDir, 'config.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('region: eu', 'region: us'));
+  t.equal(await s.server.reload(), true);
+  await scrapeNow(s);
+  t.same((await series(s, 'up', '&tags[region]=us')).map((x) => x.measurements.map((m) => m.value)), [[1]], 'the next up has the new label, and is still Gaugeway\'s');
+});
+
 t.test('targets are scraped on their own timer, and an above alert on a scraped gauge fires', async (t) => {
   const hook = await listener(t); // a webhook receiver: the alert needs a service
   const exp = await startExporter(t);
