@@ -94,14 +94,16 @@ export class SeriesCache {
 
   /**
    * Whether `e` may store its series in scrape `n`: it holds the series' key, or takes it
-   * when the holder stored nothing in this scrape or the one before (the first of two
-   * duplicates went away; a holder kept that long does not flap with the other).
+   * unless the holder stored the series in this scrape already (the first of a scrape
+   * wins, as Prometheus keeps the first sample of a series in a scrape). Holding on for
+   * another scrape lost a sample whenever a target changed how it writes a series (labels
+   * in another order, `le="1"` becoming `le="1.0"` when it switched to OpenMetrics).
    */
   holds(e: CachedSeries, n: number): boolean {
     if (e.holding) return true;
     const holder = this.holders.get(e.key);
     if (holder !== undefined) {
-      if (holder.lastSeen >= n - 1) return false;
+      if (holder.lastSeen === n) return false;
       holder.holding = false;
     }
     this.holders.set(e.key, e);

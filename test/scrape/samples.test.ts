@@ -110,12 +110,17 @@ t.test('two exposed series that are one series (labels reordered, or made equal 
   t.same([r.rows.length, [...r.refused]], [1, [['duplicate', 1]]]);
 });
 
-t.test('when the first of two duplicates goes away, the other one stores its series', async (t) => {
+t.test('of two duplicates, the first in each scrape stores; a series written another way stores at once', async (t) => {
   const cache = new SeriesCache();
   const stored = (text: string) => samples(convertScrape(parse(text), target, job, NOW, limits, cache), cache).map((s) => s.sum);
   t.same(stored('a{x="1",y="2"} 5\na{y="2",x="1"} 7'), [5]);
-  t.same(stored('a{y="2",x="1"} 7'), [], 'the first is still held for a scrape: it may come back');
-  t.same(stored('a{y="2",x="1"} 8'), [8], 'swept: the other takes the series');
+  t.same(stored('a{x="1",y="2"} 6\na{y="2",x="1"} 8'), [6], 'the same order: the same one');
+  t.same(stored('a{y="2",x="1"} 9\na{x="1",y="2"} 10'), [9], 'the other order: the first of this scrape');
+  t.same(stored('a{y="2",x="1"} 11'), [11], 'the text changed (labels in another order): no scrape lost');
+  const le = new SeriesCache();
+  const om = (text: string) => samples(convertScrape(parse(text), target, job, NOW, limits, le), le).map((s) => s.sum);
+  t.same(om('# TYPE h histogram\nh_bucket{le="1"} 3\nh_bucket{le="+Inf"} 4\nh_sum 2\nh_count 4'), [3, 4, 2, 4]);
+  t.same(om('# TYPE h histogram\nh_bucket{le="1.0"} 5\nh_bucket{le="+Inf"} 6\nh_sum 3\nh_count 6'), [5, 6, 3, 6], 'le="1" written as le="1.0": the same series, stored');
 });
 
 t.test('convertScrapeInSlices converts what convertScrape does, giving the event loop back between slices', async (t) => {
