@@ -76,6 +76,25 @@ export class CardinalityGuard {
         `the limit is ${limit} new series per hour (limits.new_series_per_hour). Series that already exist keep accepting data; GET /v1/cardinality shows where new series come from`,
       ] });
     }
+    this.count(account, fresh);
+  }
+
+  /**
+   * For a scrape: admits the first of `fresh` up to what the hour leaves, counting them;
+   * returns how many. A target with more new series than the budget then stores some each
+   * hour instead of none in any (a scrape is not one request its client can split).
+   */
+  admitUpTo(account: number, fresh: readonly NewSeries[]): number {
+    if (fresh.length === 0) return 0;
+    const limit = this.limit();
+    const room = limit > 0 ? Math.max(0, limit - this.createdLastHour(account)) : fresh.length;
+    const admitted = Math.min(room, fresh.length);
+    if (admitted < fresh.length) this.onRefused(account);
+    if (admitted > 0) this.count(account, admitted === fresh.length ? fresh : fresh.slice(0, admitted));
+    return admitted;
+  }
+
+  private count(account: number, fresh: readonly NewSeries[]): void {
     let counts = this.accounts.get(account);
     if (!counts) this.accounts.set(account, (counts = { minutes: new Map(), recent: [] }));
     const nowMs = this.clock();

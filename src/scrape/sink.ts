@@ -70,16 +70,13 @@ export async function storeScraped(
     // tag-pairs array -> the metrics refused with it (more than one only for the health series)
     const refused = new Map<TagPairs, string[]>();
     for (const group of [own, exposed]) {
-      if (group.length === 0) continue;
-      try {
-        deps.cardinality.admit(account, group);
-      } catch {
-        // the series that exist keep their data; the new ones wait for the limit to allow them
-        for (const f of group) {
-          const metrics = refused.get(f.tags);
-          if (metrics) metrics.push(f.metric);
-          else refused.set(f.tags, [f.metric]);
-        }
+      // as many as the hour leaves room for; the series that exist keep their data, and the
+      // new ones past the limit wait for it to allow them
+      const admitted = deps.cardinality.admitUpTo(account, group);
+      for (const f of group.slice(admitted)) {
+        const metrics = refused.get(f.tags);
+        if (metrics) metrics.push(f.metric);
+        else refused.set(f.tags, [f.metric]);
       }
     }
     if (refused.size) {

@@ -58,3 +58,16 @@ t.test('the hour slides: series created more than an hour ago no longer count', 
   const off = new CardinalityGuard(() => 0);
   t.doesNotThrow(() => off.admit(1, series(100000)), '0 turns the limit off');
 });
+
+t.test('admitUpTo (scrapes): the first new series up to what the hour leaves, counted', async (t) => {
+  let refusals = 0;
+  const guard = new CardinalityGuard(() => 5, () => { refusals++; });
+  const series = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ metric: 'm', tags: [['k', `v${from + i}`] as const] }));
+  t.equal(guard.admitUpTo(1, series(0, 3)), 3, 'room for all');
+  t.equal(guard.admitUpTo(1, series(3, 4)), 2, 'room for two of four');
+  t.equal(guard.createdLastHour(1), 5);
+  t.equal(refusals, 1, 'a refusal counted once for the batch');
+  t.equal(guard.admitUpTo(1, series(7, 2)), 0, 'no room left');
+  t.equal(guard.admitUpTo(1, []), 0);
+  t.equal(new CardinalityGuard(() => 0).admitUpTo(1, series(0, 100_000)), 100_000, '0 turns the limit off');
+});
