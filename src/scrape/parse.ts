@@ -477,9 +477,11 @@ export class ExpositionParser {
     } else {
       while (p < end && isBlank(s.charCodeAt(p))) p++;
       if (p < end) {
-        q = p;
+        // an int64 of milliseconds, negative ones included (before 1970), as Prometheus reads it
+        const digits = s.charCodeAt(p) === 45 ? p + 1 : p;
+        q = digits;
         while (q < end && s.charCodeAt(q) >= 48 && s.charCodeAt(q) <= 57) q++;
-        if (q === p) throw this.error('expected a timestamp in milliseconds or the end of the line', { s, pos: p });
+        if (q === digits) throw this.error('expected a timestamp in milliseconds or the end of the line', { s, pos: p });
         timestampMs = Number(s.slice(p, q));
         p = q;
         while (p < end && isBlank(s.charCodeAt(p))) p++;

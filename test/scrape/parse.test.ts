@@ -118,6 +118,7 @@ t.test('OpenMetrics: every type, _created, exemplars, units, timestamps, NaN and
 });
 
 t.test('text format: spacing, escapes, timestamps and values Prometheus accepts', async (t) => {
+  t.same(parseExposition('before_1970 1 -5000\n', 'text').map((x) => x.timestampMs), [-5000], 'a negative timestamp, as Prometheus reads one');
   const samples = parseExposition([
     '# a free comment',
     '#no space: also a comment',
@@ -184,7 +185,8 @@ t.test('garbage is refused with the line and what was expected', async (t) => {
     ['foo{1a="x"} 1', 1, /expected a label name/],
     ['foo{a="1",a="2"} 1', 1, /label a appears twice/],
     ['foo 1 2 3', 1, /unexpected text after the sample/],
-    ['foo 1 -5', 1, /expected a timestamp in milliseconds/],
+    ['foo 1 -', 1, /expected a timestamp in milliseconds/],
+    ['foo 1 --5', 1, /expected a timestamp in milliseconds/],
     ['foo abc', 1, /invalid value for foo/],
     ['foo 0x10', 1, /invalid value for foo/],
     ['foo', 1, /expected a value for foo/],
