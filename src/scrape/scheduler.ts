@@ -29,6 +29,8 @@ export type AccountResolver = (email: string | null) => number | null;
 
 class JobRun {
   private loops = new Map<string, TargetLoop>();
+  /** the missing account last logged (undefined: none) */
+  private missingAccount: string | null | undefined = undefined;
   private discoveries: FileDiscovery[] = [];
   private fileGroups: TargetGroup[][] = [];
   /** targets relabelling dropped, and ones it left invalid (with why) */
@@ -88,9 +90,12 @@ class JobRun {
       void loop.stop();
     }
     if (this.account === null) {
-      this.log.error({ job: job.name, account: job.account }, 'scrape job not run: its account does not exist');
+      // said once per account named, not again at every reload and file_sd change
+      if (this.missingAccount !== job.account) this.log.error({ job: job.name, account: job.account }, 'scrape job not run: its account does not exist');
+      this.missingAccount = job.account;
       return;
     }
+    this.missingAccount = undefined;
     for (const [hash, { target }] of wanted) {
       const running = this.loops.get(hash);
       if (running) {

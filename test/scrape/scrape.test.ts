@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { poll } from '../helpers/poll.js';
 import { listener } from '../helpers/listener.js';
 import { startExporter, appMetrics } from './exporter.js';
+import { startLogged } from '../helpers/capture-log.js';
 
 const scrapeNow = (s: TestServer) => s.server.rt.scrape.scrapeAll();
 type Target = { job: string; url: string; health: string; last_error: string | null; labels: Record<string, string>; samples_scraped: number; samples_stored: number };
@@ -414,4 +415,14 @@ t.test('a series that vanishes from its target ends: an absent alert on it fires
   const status = (await s.get('/v1/alerts/status')).body;
   t.same(status.firing.map((f: { id: number }) => f.id), [lab], 'only the vanished series is absent');
   t.notOk(status.firing.some((f: { id: number }) => f.id === office));
+});
+
+t.test('a job whose account does not exist is reported once, not again at every reload', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-orphan-job-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { server, log } = await startLogged(t, dir, ['scrape:', '  scrape_configs:', '  - job_name: orphan', '    account: nobody@example.com', '    static_configs: [{targets: ["127.0.0.1:9"]}]'].join('\n') + '\n');
+  const said = () => log.lines().filter((l) => l.msg === 'scrape job not run: its account does not exist').length;
+  t.equal(said(), 1);
+  for (let i = 0; i < 3; i++) t.equal(await server.reload(), true);
+  t.equal(said(), 1, 'three reloads later, still once');
 });
