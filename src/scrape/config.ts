@@ -287,8 +287,9 @@ function globalDefaults(g: GlobalSection, parent: Defaults, report: Report): Def
     if (set !== null && set > intervalMs) report(['scrape_timeout'], `must not be longer than scrape_interval (${g.scrape_timeout} > ${formatDuration(intervalMs)})`);
     else if (set !== null) timeoutMs = set;
   }
-  const externalLabels = new Map(parent.externalLabels);
-  for (const [name, value] of labelPairs(g.external_labels ?? {}, ['external_labels'], report)) externalLabels.set(name, value);
+  // a section's external_labels replace the ones it inherits, as one key: a prometheus.yml
+  // with its own then labels its jobs as Prometheus running it would
+  const externalLabels = g.external_labels === undefined ? new Map(parent.externalLabels) : new Map(labelPairs(g.external_labels, ['external_labels'], report));
   return { intervalMs, timeoutMs, externalLabels };
 }
 

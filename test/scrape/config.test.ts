@@ -210,6 +210,9 @@ scrape:
   t.same(got[2]!.fileSdConfigs[0]!.files, ['/etc/gaugeway/prom/sd/nodes.json'], "the file's relative paths resolve against its folder");
   t.equal(got[2]!.basicAuth!.passwordFile, '/etc/gaugeway/prom/pw.txt');
   t.same(jobs('scrape: {global: {scrape_interval: 20s}, config_files: [p.yml]}', { 'p.yml': 'scrape_configs: [{job_name: x}]' }).map((j) => j.intervalMs), [20_000], 'a file without global takes scrape.global');
+  const labelled = (file: string) => jobs('scrape: {global: {external_labels: {region: eu}}, config_files: [p.yml]}', { 'p.yml': file })[0]!.externalLabels;
+  t.same(labelled('global: {external_labels: {cluster: c1}}\nscrape_configs: [{job_name: x}]'), [['cluster', 'c1']], 'a file\'s external_labels replace scrape.global\'s, as one key');
+  t.same(labelled('global: {scrape_interval: 5s}\nscrape_configs: [{job_name: x}]'), [['region', 'eu']], 'a file without them takes scrape.global\'s');
 });
 
 t.test('config_files problems name the file', async (t) => {
