@@ -108,7 +108,8 @@ export class FileDiscovery {
       this.digests.delete(file);
       this.errors.delete(file);
     };
-    for (const file of [...this.byFile.keys()]) if (!files.has(file)) forget(file);
+    // files gone from the listing, those that never parsed included (their error went with them)
+    for (const file of new Set([...this.byFile.keys(), ...this.digests.keys(), ...this.errors.keys()])) if (!files.has(file)) forget(file);
     for (const file of files) {
       let text: string;
       try {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { truncateSync, writeFileSync } from 'node:fs';
+import { rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileSdError, parseFileSd } from '../../src/scrape/file-sd.js';
 import { FileDiscovery, MAX_FILE_BYTES } from '../../src/scrape/discovery.js';
@@ -61,4 +61,22 @@ t.test('FileDiscovery: a file past 16 MiB is refused and keeps its last good gro
   await sd.refresh();
   t.equal(sd.errors.get(file), `file larger than 16 MiB (${MAX_FILE_BYTES + 1} bytes)`);
   t.same(sd.groups().map((g) => g.targets), [['127.0.0.1:9100']], 'its last good groups stay');
+});
+
+t.test('FileDiscovery: a broken file that is deleted takes its error with it; the same text again is reported again', async (t) => {
+  const dir = tempDir(t, 'gw-sd-');
+  const file = join(dir, 'broken.json');
+  writeFileSync(file, '[{"targets": [');
+  const errors: string[] = [];
+  const sd = new FileDiscovery([join(dir, '*.json')], 3_600_000, () => {}, (f) => errors.push(f));
+  t.teardown(() => sd.stop());
+  await sd.start();
+  t.same(errors, [file]);
+  t.ok(sd.errors.has(file));
+  rmSync(file);
+  await sd.refresh();
+  t.notOk(sd.errors.has(file), 'gone with the file');
+  writeFileSync(file, '[{"targets": [');
+  await sd.refresh();
+  t.same(errors, [file, file], 'written again broken: said again');
 });
