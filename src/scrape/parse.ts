@@ -285,7 +285,9 @@ export class ExpositionParser {
   }
 
   private error(message: string, at?: { s: string; pos: number }): ExpositionError {
-    const near = at ? `, at ${JSON.stringify(at.s.slice(at.pos, at.pos + 40))}` : '';
+    // (the text is the chunk being parsed: the quote stops at the end of the line)
+    const lineEnd = at ? at.s.indexOf('\n', at.pos) : -1;
+    const near = at ? `, at ${JSON.stringify(at.s.slice(at.pos, Math.min(at.pos + 40, lineEnd < 0 ? at.s.length : lineEnd)))}` : '';
     return new ExpositionError(Math.max(this.line, 1), message + near);
   }
 

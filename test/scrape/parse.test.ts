@@ -117,6 +117,10 @@ t.test('OpenMetrics: every type, _created, exemplars, units, timestamps, NaN and
   t.equal(samples.length, 25);
 });
 
+t.test('an error quotes the text where it is, up to the end of its line', async (t) => {
+  t.throws(() => parseExposition('ok 1\nfoo 1 2 3\nnext 2\n', 'text'), { message: 'line 2: unexpected text after the sample, at "3"' });
+});
+
 t.test('text format: spacing, escapes, timestamps and values Prometheus accepts', async (t) => {
   t.same(parseExposition('before_1970 1 -5000\n', 'text').map((x) => x.timestampMs), [-5000], 'a negative timestamp, as Prometheus reads one');
   const samples = parseExposition([
