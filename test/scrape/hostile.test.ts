@@ -56,8 +56,10 @@ t.test('over the new-series limit: up is still stored, and refused series leave 
   const up = await s.get('/v1/measurements/up?duration=3600&resolution=1');
   t.equal(up.status, 200, 'up exists');
   t.equal(up.body.series[0].measurements.at(-1).value, 1);
-  t.equal((await s.get('/v1/metrics/wide_0')).status, 404, 'no metric for a series that was refused');
-  t.match((await s.get('/metrics')).text, /gaugeway_scrape_samples_refused_total\{job="wide",reason="series_limit"\} 20/);
+  // the 5 health series first, then the first 5 exposed as far as the hour has room
+  t.equal((await s.get('/v1/metrics/wide_4')).status, 200, 'the series the hour had room for are stored');
+  t.equal((await s.get('/v1/metrics/wide_5')).status, 404, 'no metric for a series that was refused');
+  t.match((await s.get('/metrics')).text, /gaugeway_scrape_samples_refused_total\{job="wide",reason="series_limit"\} 15/);
 });
 
 t.test('sample_limit cuts the parse itself: a target far past it is not parsed to the end', async (t) => {
