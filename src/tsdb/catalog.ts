@@ -38,8 +38,8 @@ export class ChunkCatalog {
   size = 0;
   /**
    * No part numbered above this was ever added (removals leave it as it is): WAL replay
-   * looks parts up only for records numbered below it, that is, only when a checkpoint
-   * was cut short after writing parts.
+   * looks parts up only for records numbered below it (records a checkpoint cut short
+   * left, or kept for sparse windows), none after a crash no checkpoint came between.
    */
   highestPart = 0;
 
