@@ -49,7 +49,7 @@ function int(query: Query, name: string, errors: Record<string, string[]>): numb
   const v = one(query, name, errors);
   if (v === undefined) return undefined;
   // Fractional times are accepted (agents send them) and floored.
-  if (!/^\d{1,12}(\.\d+)?$/.test(v)) { errors[name] = ['is not a number']; return undefined; }
+  if (!/^\d{1,12}(\.\d+)?$/.test(v)) { errors[name] = ['must be a number from 0 to 999999999999 (a fraction is floored)']; return undefined; }
   return Math.floor(Number(v));
 }
 

@@ -26,7 +26,8 @@ type Params = Record<string, string | undefined>;
 function integer(params: Params, name: string, errors: Record<string, string[]>): number | undefined {
   const raw = params[name];
   if (raw === undefined || raw === '') return undefined;
-  if (!/^\d{1,12}$/.test(raw)) { errors[name] = ['is not a number']; return undefined; }
+  // (a number out of range is named as such: "is not a number" misled for -60 or 1e12)
+  if (!/^\d{1,12}$/.test(raw)) { errors[name] = ['must be a whole number from 0 to 999999999999']; return undefined; }
   return Number(raw);
 }
 

@@ -52,4 +52,8 @@ t.test('bad queries', async (t) => {
     t.ok(r.body?.errors, 'errors envelope');
   }
   t.equal((await s.get(`/v1/measurements/bad%20name?${w}`)).status, 400);
+  const range = await s.get('/v1/measurements/q?resolution=-60&duration=60');
+  t.same(range.body.errors.params.resolution, ['must be a whole number from 0 to 999999999999'], 'a number out of range is not called "not a number"');
+  const legacy = await s.get('/v1/metrics/q?start_time=99999999999999&resolution=60');
+  t.same(legacy.body.errors.params.start_time, ['must be a number from 0 to 999999999999 (a fraction is floored)']);
 });
