@@ -91,12 +91,11 @@ export interface BodyValidator<T> {
  * (which name the problem better), so that coercion knows what a nested value should be.
  */
 export function bodyValidator<T>(schema: Schema, formSchema: Schema = schema): BodyValidator<T> {
-  const json = ajv.compile<T>(schema);
-  const form = formAjv.compile<T>(formSchema);
+  const { json, form } = compileBoth<T>(schema, formSchema);
   return (body, isForm) => check(isForm ? form : json, body);
 }
 
-/** The strict (JSON) and the coercing (form) validator of one schema. */
-export function compileBoth<T>(schema: Schema): { json: ValidateFunction<T>; form: ValidateFunction<T> } {
-  return { json: ajv.compile<T>(schema), form: formAjv.compile<T>(schema) };
+/** The strict (JSON) validator of a schema and the coercing (form) one of `formSchema` (the same by default). */
+export function compileBoth<T>(schema: Schema, formSchema: Schema = schema): { json: ValidateFunction<T>; form: ValidateFunction<T> } {
+  return { json: ajv.compile<T>(schema), form: formAjv.compile<T>(formSchema) };
 }
