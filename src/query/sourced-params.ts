@@ -134,7 +134,8 @@ export function parseSourcedQuery(query: Query, now: number, retention: Retentio
     const parts = [sourceExpr, tagClause].filter((x): x is TagExpr => x !== null);
     const filter: TagExpr = parts.length === 0 ? { op: 'all' } : parts.length === 1 ? parts[0]! : { op: 'and', args: parts };
     return {
-      resolution: res, tier: t, from: Math.floor(from / res) * res, to: end + 1, count: count ?? null, fromEnd,
+      resolution: res, tier: t, from: Math.floor(from / res) * res, to: Math.floor(end / res) * res + res, // whole buckets (window.ts)
+      count: count ?? null, fromEnd,
       filter, summarizeTime, summarizeSources, breakoutSources: breakout,
     };
   }

@@ -14,7 +14,12 @@ export interface Window {
   resolution: number;
   /** first bucket, floored to the resolution */
   from: number;
-  /** exclusive end: end_time + 1 */
+  /**
+   * exclusive end: the end of the bucket holding end_time. Buckets are whole at both
+   * ends: a stored roll-up cannot be cut at end_time, and an answer must not change when
+   * its points move from the head to disk (nor differ from a composite's, which reads
+   * whole buckets).
+   */
   to: number;
   start: number;
   end: number;
@@ -60,9 +65,10 @@ export function parseWindow(params: Params, now: number, retention: Retention): 
   e = Math.min(e, Math.max(s, now + FUTURE_SLACK_SECONDS));
   const res = resolution!;
   const from = Math.floor(s / res) * res;
+  const to = Math.floor(e / res) * res + res;
   const tier = chooseTier(res, from, now, retention);
   if (tier === null) throw new ApiError(400, { request: [UNAVAILABLE_RESOLUTION] });
-  return { resolution: res, from, to: e + 1, start: s, end: e, tier };
+  return { resolution: res, from, to, start: s, end: e, tier };
 }
 
 export function chooseTier(resolution: number, from: number, now: number, retention: Retention): Tier | null {

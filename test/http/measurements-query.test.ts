@@ -1,4 +1,7 @@
 import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hourBase, post, query } from '../helpers/measurements.js';
 
@@ -183,4 +186,35 @@ t.test('series pages: links rel next with an opaque cursor', async (t) => {
   t.equal(pages, 3);
   t.same(seen, Array.from({ length: 205 }, (_, i) => String(i).padStart(3, '0')), 'every series once, in tag order');
   t.equal((await s.get('/v1/measurements/many?resolution=60&duration=60&cursor=garbage')).status, 400);
+});
+
+// The bucket holding end_time comes back whole, as the first one does: a stored roll-up
+// cannot be cut at end_time, so the head must not cut it either, or one query would
+// answer differently before and after its points are checkpointed (review, session 19).
+t.test('buckets are whole at both ends: the same answer from the head, from disk, and from a composite', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-edge-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  let s = await startTestServer(t, '', { dataDir: dir, keepData: true });
+  const base = hourBase();
+  const r = await post(s, { tags: { h: 'x' }, measurements: [
+    { name: 'edge', value: 10, time: base + 10 }, { name: 'edge', value: 50, time: base + 50 }, { name: 'edge', value: 99, time: base + 3000 },
+  ] });
+  t.equal(r.status, 200);
+  const answers = async () => {
+    const out: Record<string, unknown> = {};
+    for (const res of [60, 3600]) {
+      const q = await query(s, 'edge', `resolution=${res}&start_time=${base}&end_time=${base + 30}&summary_function=all`);
+      out[`tagged ${res}`] = q.body.series[0].measurements.map((m: { count: number; sum: number; last: number }) => [m.count, m.sum, m.last]);
+    }
+    const c = await s.get(`/v1/measurements?compose=${encodeURIComponent('s("edge","*",{function:"sum"})')}&resolution=60&start_time=${base}&end_time=${base + 30}`);
+    out.composite = c.body[0].measurements.map((m: { value: number }) => m.value);
+    const l = await s.get(`/v1/metrics/edge?resolution=60&start_time=${base}&end_time=${base + 30}`);
+    out.sourced = l.body.measurements.unassigned.map((m: { count: number; value: number }) => [m.count, m.value]);
+    return out;
+  };
+  const want = { 'tagged 60': [[2, 60, 50]], 'tagged 3600': [[3, 159, 99]], composite: [60], sourced: [[2, 30]] };
+  t.same(await answers(), want, 'from the head');
+  await s.stop();
+  s = await startTestServer(t, '', { dataDir: dir, keepData: true });
+  t.same(await answers(), want, 'from the parts a shutdown wrote');
 });
