@@ -11,6 +11,7 @@ import { tagNameProblem, tagPatternProblem } from '../match/tag-pattern.js';
 import { AccountLock } from './account-lock.js';
 import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+import type { DeleteEffect } from './services.js';
 
 export const CONDITION_TYPES = ['above', 'below', 'absent'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
@@ -192,7 +193,9 @@ export class Alerts {
       const sid = await this.serviceIdOf(accountId, serviceId);
       if (sid === null) throw paramErrors({ service: ['must name a service of this account by id'] });
       if (!a.services.includes(sid)) {
-        await this.commit.write([this.records.put(accountId, idKey(id), { ...a, services: [...a.services, sid], updated_at: now() })]);
+        const record = { ...a, services: [...a.services, sid], updated_at: now() };
+        await this.commit.write([this.records.put(accountId, idKey(id), record)]);
+        this.changed(accountId, id, record);
       }
       return sid;
     });
@@ -203,17 +206,27 @@ export class Alerts {
       const a = await this.get(accountId, id);
       if (!a.services.includes(serviceId)) throw notFound('Service');
       if (a.services.length === 1) throw new ApiError(422, { params: { service: ['is the alert\'s last service: an alert keeps at least one, so attach another before detaching this one'] } });
-      await this.commit.write([this.records.put(accountId, idKey(id), { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() })]);
+      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() };
+      await this.commit.write([this.records.put(accountId, idKey(id), record)]);
+      this.changed(accountId, id, record);
     });
   }
 
-  /** A service was deleted: operations that drop it from every alert of the account. */
-  async detachService(accountId: number, serviceId: number): Promise<WriteOp[]> {
+  /**
+   * A service is being deleted: operations that drop it from every alert of the account,
+   * for the deletion's batch, and, once that is written, the news to the listeners (the
+   * engine would otherwise go on notifying the deleted service and not the others).
+   */
+  async detachService(accountId: number, serviceId: number): Promise<DeleteEffect> {
     const ops: WriteOp[] = [];
+    const records: AlertRecord[] = [];
     for (const a of await this.list(accountId)) {
-      if (a.services.includes(serviceId)) ops.push(this.records.put(accountId, idKey(a.id), { ...a, services: a.services.filter((s) => s !== serviceId) }));
+      if (!a.services.includes(serviceId)) continue;
+      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() };
+      records.push(record);
+      ops.push(this.records.put(accountId, idKey(a.id), record));
     }
-    return ops;
+    return { ops, written: () => { for (const r of records) this.changed(accountId, r.id, r); } };
   }
 
   private changed(accountId: number, id: number, alert: AlertRecord | null): void {

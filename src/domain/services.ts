@@ -14,6 +14,12 @@ import { displayTextProblem } from './text.js';
 
 export const MASK = '********';
 /** deliveries kept per service */
+/** A deletion's consequences elsewhere: operations for its batch, and what to do once it is written. */
+export interface DeleteEffect {
+  ops: WriteOp[];
+  written(): void;
+}
+
 const DELIVERIES_KEPT = 20;
 
 export interface ServiceRecord {
@@ -52,8 +58,8 @@ export class Services {
   private readonly deliveries: Collection<Delivery[]>;
   private readonly ids: Sequence;
   private readonly lock = new AccountLock();
-  /** operations to run in the same batch as a service's deletion (alerts drop it) */
-  readonly deleteHooks: ((accountId: number, id: number) => Promise<WriteOp[]>)[] = [];
+  /** what a service's deletion changes elsewhere (alerts drop it), in the same batch */
+  readonly deleteHooks: ((accountId: number, id: number) => Promise<DeleteEffect>)[] = [];
 
   constructor(
     store: Store,
@@ -115,9 +121,10 @@ export class Services {
   delete(accountId: number, id: number): Promise<void> {
     return this.lock.run(accountId, async () => {
       await this.get(accountId, id);
-      const ops: WriteOp[] = [];
-      for (const hook of this.deleteHooks) ops.push(...(await hook(accountId, id)));
-      await this.commit.write([...ops, this.records.del(accountId, idKey(id)), this.deliveries.del(accountId, idKey(id))]);
+      const effects: DeleteEffect[] = [];
+      for (const hook of this.deleteHooks) effects.push(await hook(accountId, id));
+      await this.commit.write([...effects.flatMap((e) => e.ops), this.records.del(accountId, idKey(id)), this.deliveries.del(accountId, idKey(id))]);
+      for (const e of effects) e.written();
     });
   }
 
