@@ -5,7 +5,9 @@
 /** @param {import('../../src/notifiers/plugin.js').Notification} n */
 export function payload(n) {
   if (n.kind === 'clear') {
-    return { alert: n.alert, account: n.account, trigger_time: n.time, clear: n.clear ?? 'normal', incident_key: n.incident_key };
+    // Librato's webhook says "normal" whatever the reason (manual, auto): receivers written
+    // for it match on that value; the reason shows in the mail and Slack texts
+    return { alert: n.alert, account: n.account, trigger_time: n.time, clear: 'normal', incident_key: n.incident_key };
   }
   return {
     alert: n.alert, account: n.account, trigger_time: n.time, incident_key: n.incident_key,
