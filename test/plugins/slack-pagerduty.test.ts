@@ -57,3 +57,16 @@ t.test('pagerduty: Events API v2 trigger and resolve with one dedup key; the key
   });
   t.same(resolve, { routing_key: 'R0UT1NGKEY', dedup_key: trigger.dedup_key, event_action: 'resolve' }, 'the clear resolves the same incident');
 });
+
+t.test('pagerduty: a service with Librato\'s settings (event_type, description) is accepted; the clear still resolves', async (t) => {
+  const s = await startTestServer(t, YAML);
+  const pd = await listener(t, 202);
+  const base = pd.url.replace(/\/hook$/, '');
+  const created = await s.request('POST', '/v1/services', { json: { title: 'PD', type: 'pagerduty', settings: { service_key: 'abc', event_type: 'trigger', description: 'Ops', base_url: base } } });
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  t.match(created.body.settings, { event_type: 'trigger', description: 'Ops' });
+  await fireAndClear(s, created.body.id);
+  const [trigger, resolve] = pd.received.map((r) => JSON.parse(r.body));
+  t.match(trigger, { event_action: 'trigger', payload: { summary: 'Ops: Alert cpu.high has triggered on host=web1' } });
+  t.match(resolve, { event_action: 'resolve', dedup_key: trigger.dedup_key }, 'event_type "trigger" does not turn the clear into a trigger');
+});
