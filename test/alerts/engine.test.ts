@@ -130,7 +130,7 @@ t.test('manual clear: a clear notification, and only later samples trigger again
   await x.evaluate(x.t0 + 20);
   await x.s.server.rt.alertEngine.clear(x.account, id, x.t0 + 30);
   await x.s.server.rt.alertEngine.idle();
-  t.same(x.payloads().map((p) => p.clear ?? 'trigger'), ['trigger', 'manual']);
+  t.same(x.payloads().map((p) => p.clear ?? 'trigger'), ['trigger', 'normal'], 'a manual clear says "normal", as Librato did');
   t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'ok');
   await x.evaluate(x.t0 + 40);
   t.equal(x.payloads().length, 2, 'the sample before the clear does not trigger again');
@@ -139,7 +139,7 @@ t.test('manual clear: a clear notification, and only later samples trigger again
   t.equal(x.payloads().length, 3, 'a new violating sample does');
   t.equal((await x.s.request('POST', `/v1/alerts/${id}/clear`)).status, 204);
   await poll(async () => (x.payloads().length === 4 ? true : undefined));
-  t.equal(x.payloads()[3]!.clear, 'manual', 'POST /clear sends the clear too');
+  t.equal(x.payloads()[3]!.clear, 'normal', 'POST /clear sends the clear too');
 });
 
 t.test('a triggered alert without data for ten days clears automatically', async (t) => {
@@ -150,7 +150,7 @@ t.test('a triggered alert without data for ten days clears automatically', async
   await x.evaluate(x.t0 + 9 * 86400);
   t.equal(x.payloads().length, 1, 'nine days: still firing');
   await x.evaluate(x.t0 + 10 * 86400 + 20);
-  t.equal(x.payloads()[1]!.clear, 'auto');
+  t.equal(x.payloads()[1]!.clear, 'normal', 'so does an automatic one');
   t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'ok');
 });
 
