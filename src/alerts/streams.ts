@@ -3,7 +3,7 @@
 import type { ConditionRecord } from '../domain/alerts.js';
 import type { Points, ReadOptions, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
-import { sortMerge } from '../tsdb/points.js';
+import { rollUp, sortMerge } from '../tsdb/points.js';
 import { canonicalMetricName } from '../domain/names.js';
 import { tagsMapToExpr } from '../query/filter.js';
 import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './evaluate.js';
@@ -92,11 +92,42 @@ export async function conditionVerdicts(
     return { verdicts, newest };
   }
   if (c.tags.some((t) => t.grouped)) {
-    verdicts.set(groupKey(c), thresholdVerdict(c, sortMerge(raw), now, trackingFrom));
+    verdicts.set(groupKey(c), thresholdVerdict(c, groupPoints(raw, now), now, trackingFrom));
   } else {
     refs.forEach((r, i) => verdicts.set(streamKey(r.tags), thresholdVerdict(c, raw[i]!, now, trackingFrom)));
   }
   return { verdicts, newest };
+}
+
+/** The period a grouped condition's streams are combined over (a tagged metric's default). */
+const GROUP_PERIOD = 60;
+
+/**
+ * A grouped condition's streams as one: summed up per minute, as a query's group_by
+ * combines them, each minute dated by its newest sample (the time a payload reports, and
+ * the one tracking and duration are judged by). Merged per timestamp instead, hosts that
+ * report at different seconds were never combined: the newest "group" point was one
+ * host's. Points ahead of `now` are left out, as thresholdVerdict leaves them.
+ */
+export function groupPoints(raw: readonly Points[], now: number): Points {
+  const newest = new Map<number, number>();
+  const cut = raw.map((p) => {
+    let n = p.t.length;
+    while (n > 0 && p.t[n - 1]! > now) n--;
+    for (let i = 0; i < n; i++) {
+      const t = p.t[i]!;
+      const bucket = t - (t % GROUP_PERIOD);
+      if (!(newest.get(bucket)! >= t)) newest.set(bucket, t);
+    }
+    return n === p.t.length ? p : sliceTo(p, n);
+  });
+  const merged = sortMerge(cut.map((p) => rollUp(p, GROUP_PERIOD)));
+  // a new object: the merge may hand back a part that this round's other conditions share
+  return { ...merged, t: merged.t.map((b) => newest.get(b)!) };
+}
+
+function sliceTo(p: Points, n: number): Points {
+  return { t: p.t.slice(0, n), count: p.count.slice(0, n), sum: p.sum.slice(0, n), min: p.min.slice(0, n), max: p.max.slice(0, n), last: p.last.slice(0, n), sumsq: p.sumsq.slice(0, n) };
 }
 
 /** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */

@@ -72,6 +72,21 @@ t.test('below, grouped: the matching streams are evaluated as one', async (t) =>
   t.equal(x.payloads()[0]!.violations['host=*'][0].value, 2, 'the max over both streams');
 });
 
+t.test('grouped: streams reporting at different seconds of a minute are combined, as group_by combines them', async (t) => {
+  const x = await setup(t);
+  const tags = [{ name: 'host', values: ['web*'], grouped: true }];
+  await x.alert({ name: 'mean', conditions: [{ type: 'above', metric_name: 'rps', threshold: 50, tags }] });
+  await x.alert({ name: 'total', conditions: [{ type: 'above', metric_name: 'rps', threshold: 110, summary_function: 'sum', tags }] });
+  const minute = Math.ceil((x.t0 + 1) / 60) * 60;
+  await x.post('rps', [[minute + 10, 100]], { host: 'web1' });
+  await x.post('rps', [[minute + 11, 20]], { host: 'web2' });
+  await x.evaluate(minute + 30);
+  t.same(x.payloads().map((p) => p.alert.name).sort(), ['mean', 'total'], 'mean 60 > 50 and sum 120 > 110');
+  const byName = Object.fromEntries(x.payloads().map((p) => [p.alert.name, p.violations['host=web*'][0]]));
+  t.match(byName.mean, { value: 60, recorded_at: minute + 11 }, 'dated by the newest sample');
+  t.match(byName.total, { value: 120 });
+});
+
 t.test('absent: fires for a stream that reported and went quiet; clears when it reports again', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'quiet', conditions: [{ type: 'absent', metric_name: 'beat', duration: 60 }] });
