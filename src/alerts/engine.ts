@@ -161,13 +161,11 @@ export class AlertEngine {
 
   /** The state and its notifications (as outbox entries) in one batch; then delivery. */
   private async save(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<void> {
-    const { ops, entries } = await this.prepareSave(account, alert, s, notifications);
-    await this.commit.write(ops);
-    this.outbox.schedule(entries);
+    await this.written([await this.prepareSave(account, alert, s, notifications)]);
   }
 
   /** The operations that store a state and its notifications' outbox entries. */
-  private async prepareSave(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<{ ops: WriteOp[]; entries: OutboxEntry[] }> {
+  private async prepareSave(account: number, alert: AlertRecord, s: AlertState, notifications: Notification[]): Promise<Save> {
     const ops: WriteOp[] = [this.states.put(account, alert.id, s)];
     const entries: OutboxEntry[] = [];
     for (const n of notifications) {
@@ -175,7 +173,7 @@ export class AlertEngine {
       ops.push(...prepared.ops);
       entries.push(...prepared.entries);
     }
-    return { ops, entries };
+    return { account, alertId: alert.id, state: s, ops, entries };
   }
 
   /** One evaluation at a time: a clear and a tick never interleave on one state. */
@@ -237,28 +235,32 @@ export class AlertEngine {
     }
     await reads.fetch();
     // every state that changed, and the notifications decided, in one batch for the round
-    const ops: WriteOp[] = [];
-    const entries: OutboxEntry[] = [];
+    const saves: Save[] = [];
     for (const key of keys) {
       if (this.stopped) return;
       const entry = this.byId.get(key);
       if (!entry) continue;
       try {
         const saved = await this.evaluate(entry.account, entry.alert, now, reads);
-        if (saved) {
-          ops.push(...saved.ops);
-          entries.push(...saved.entries);
-        }
+        if (saved) saves.push(saved);
       } catch (err) {
         this.log.error({ err, alert: entry.alert.id }, 'alert evaluation failed');
       }
     }
-    await this.commit.write(ops);
-    this.outbox.schedule(entries);
+    await this.written(saves);
+  }
+
+  /** Writes saves in one batch; then memory takes their states and the outbox their entries. */
+  private async written(saves: readonly Save[]): Promise<void> {
+    await this.commit.write(saves.flatMap((x) => x.ops));
+    for (const x of saves) {
+      this.states.remember(x.account, x.alertId, x.state);
+      this.outbox.schedule(x.entries);
+    }
   }
 
   /** The new state and notifications of one alert, to store (null: nothing changed). */
-  private async evaluate(account: number, alert: AlertRecord, now: number, reads: RoundReads): Promise<{ ops: WriteOp[]; entries: OutboxEntry[] } | null> {
+  private async evaluate(account: number, alert: AlertRecord, now: number, reads: RoundReads): Promise<Save | null> {
     const before = await this.states.load(account, alert.id);
     const s: AlertState = structuredClone(before);
     let notifications: Notification[] = [];
@@ -322,6 +324,15 @@ export class AlertEngine {
     for (const k of streams) s.stream_notified_at[k] = now;
     return [alertNotification('trigger', alert, email, s, now)];
   }
+}
+
+/** One alert's new state and the outbox entries of its notifications, with their operations. */
+interface Save {
+  account: number;
+  alertId: number;
+  state: AlertState;
+  ops: WriteOp[];
+  entries: OutboxEntry[];
 }
 
 /**

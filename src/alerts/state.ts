@@ -61,9 +61,18 @@ export class AlertStates {
     return this.cache.get(AlertStates.key(accountId, alertId)) ?? null;
   }
 
+  /**
+   * The operation that stores a state. Memory takes it only once that is written
+   * (`remember`): a state taken over before a refused write (disk floor) stood for a
+   * notification that was never queued, and no later round decided it again.
+   */
   put(accountId: number, alertId: number, s: AlertState): WriteOp {
-    this.cache.set(AlertStates.key(accountId, alertId), s);
     return this.records.put(accountId, idKey(alertId), s);
+  }
+
+  /** A state now written. */
+  remember(accountId: number, alertId: number, s: AlertState): void {
+    this.cache.set(AlertStates.key(accountId, alertId), s);
   }
 
   del(accountId: number, alertId: number): WriteOp {
