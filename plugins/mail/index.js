@@ -84,6 +84,23 @@ export function html(lines) {
 <hr><p style="color:#777;font-size:12px">Sent by Gaugeway, your metrics appliance.</p></body></html>`;
 }
 
+/**
+ * What the server refused of a message it took: `the SMTP server refused 1 of 2 recipients:
+ * bad@example.com (550 ...)`, or undefined.
+ * @param {{ rejected?: unknown[], rejectedErrors?: { recipient?: string, response?: string }[] }} info
+ * @param {number} total
+ */
+export function refusedNote(info, total) {
+  const refused = info.rejected ?? [];
+  if (refused.length === 0) return undefined;
+  const why = new Map((info.rejectedErrors ?? []).map((e) => [e.recipient, e.response]));
+  const list = refused.map((r) => {
+    const response = why.get(String(r));
+    return response ? `${r} (${response.slice(0, 200)})` : String(r);
+  });
+  return `the SMTP server refused ${refused.length} of ${total} recipients: ${list.join('; ')}`;
+}
+
 /** @type {import('../../src/notifiers/plugin.js').NotificationPlugin} */
 export default {
   type: 'mail',
@@ -106,11 +123,14 @@ export default {
     });
     try {
       const lines = bodyLines(n, ctx.externalUrl);
-      await transport.sendMail({
+      const info = await transport.sendMail({
         from: String(c.from), to: recipients(settings.addresses), subject: subject(n),
         text: lines.join('\n'), html: html(lines),
         headers: { 'X-Gaugeway-Idempotency-Key': ctx.idempotencyKey },
       });
+      // sent to the others: a delivery, with the refused ones noted (when the server refuses
+      // every recipient, sendMail throws and the delivery fails)
+      return refusedNote(info, recipients(settings.addresses).length);
     } finally {
       transport.close();
     }

@@ -8,6 +8,7 @@ import { postBounded, type PostRequest } from './post.js';
 
 export interface DeliveryOutcome {
   status: 'sent' | 'failed';
+  /** why it failed; for a sent one, what went partly wrong (recipients refused), or null */
   error: string | null;
   duration_ms: number;
 }
@@ -58,8 +59,8 @@ export async function deliverOnce(
       if (problem) throw new Error(`the URL ${problem}`);
       return postBounded(url, request, signal);
     };
-    await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl, post });
-    return { status: 'sent', error: null, duration_ms: Math.round(performance.now() - started) };
+    const note = await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl, post });
+    return { status: 'sent', error: typeof note === 'string' && note ? note : null, duration_ms: Math.round(performance.now() - started) };
   } catch (err) {
     const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);
     return { status: 'failed', error: why, duration_ms: Math.round(performance.now() - started) };

@@ -76,6 +76,10 @@ export interface NotificationPlugin {
    * (e.g. mail's "Not a valid email address: x")
    */
   check?(settings: Record<string, unknown>): Record<string, string[]> | null;
-  /** delivers one notification; throws (with a message worth showing) when it failed */
-  send(n: Notification, settings: Record<string, unknown>, ctx: DeliveryContext): Promise<void>;
+  /**
+   * delivers one notification; throws (with a message worth showing) when it failed. May
+   * resolve to a note on what went partly wrong (mail: the recipients the server refused),
+   * recorded as the delivery's error although the delivery counts as sent.
+   */
+  send(n: Notification, settings: Record<string, unknown>, ctx: DeliveryContext): Promise<void | string>;
 }

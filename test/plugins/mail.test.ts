@@ -113,3 +113,27 @@ t.test('implicit TLS (secure), and a server certificate not signed by the config
   t.equal(r.body.status, 'failed');
   t.match(r.body.error, /certificate/i);
 });
+
+t.test('recipients the SMTP server refuses: noted on a delivery that reached the others, a failure when it refused all', async (t) => {
+  const server = await smtp(t, {
+    secure: false, hideSTARTTLS: true,
+    onRcptTo(address, _session, cb) {
+      if (address.address.startsWith('bad')) cb(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+      else cb();
+    },
+  });
+  const s = await gaugeway(t, `    host: 127.0.0.1\n    port: ${server.port}\n    starttls: never`);
+  const service = async (addresses: string) => (await s.request('POST', '/v1/services', { json: { title: 'm', type: 'mail', settings: { addresses } } })).body.id as number;
+  const some = await service('ops@example.com, bad@example.com');
+  const partly = await s.request('POST', `/v1/services/${some}/test`);
+  t.equal(partly.body.status, 'sent');
+  t.match(partly.body.error, /^the SMTP server refused 1 of 2 recipients: bad@example\.com \(550 no such mailbox\)$/);
+  t.equal(server.mails.length, 1);
+  t.same((await s.get(`/v1/services/${some}/deliveries`)).body.deliveries[0].error, partly.body.error, 'in the delivery log too');
+
+  const none = await service('bad1@example.com, bad2@example.com');
+  const refused = await s.request('POST', `/v1/services/${none}/test`);
+  t.equal(refused.body.status, 'failed');
+  t.match(refused.body.error, /all recipients were rejected/);
+  t.equal(server.mails.length, 1, 'nothing sent');
+});
