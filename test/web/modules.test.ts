@@ -68,14 +68,15 @@ t.test('align and stack lines on shared times', async (t) => {
 });
 
 t.test('tag text round-trips into stream tags', async (t) => {
-  const tags = parseStreamTags({ filters: 'region=us-*|eu-*, host=web-1, bad, =x', groupBy: 'region, zone', dynamic: false });
+  const tags = parseStreamTags({ filters: 'region=us-*|eu-*, host=web-1, bad, =x', groupBy: 'region, zone', dynamic: 'host, dc' });
   t.same(tags, [
     { name: 'region', values: ['us-*', 'eu-*'], grouped: true },
-    { name: 'host', values: ['web-1'], grouped: false },
+    { name: 'host', values: ['web-1'], grouped: false, dynamic: true },
     { name: 'zone', values: ['*'], grouped: true },
+    { name: 'dc', values: ['*'], grouped: false, dynamic: true },
   ]);
-  t.same(streamTagText(tags), { filters: 'region=us-*|eu-*, host=web-1', groupBy: 'region, zone', dynamic: false });
-  t.ok(parseStreamTags({ filters: 'a=1', groupBy: '', dynamic: true }).every((x) => x.dynamic));
+  t.same(streamTagText(tags), { filters: 'region=us-*|eu-*, host=web-1', groupBy: 'region, zone', dynamic: 'host, dc' });
+  t.same(parseStreamTags({ filters: 'a=1, b=2', groupBy: '', dynamic: 'a' }).map((x) => [x.name, x.dynamic ?? false]), [['a', true], ['b', false]], 'only the tags named are dynamic');
 });
 
 t.test('values and thresholds', async (t) => {

@@ -1,9 +1,13 @@
 // Stream tags as a person types them: `region=us-*|eu-*, host=web-1` filters (values
-// separated by `|` match any), a separate list of tag names to group by, and a switch
-// that lets the space's filter set every tag (`dynamic`).
+// separated by `|` match any), and two lists of tag names: those to group by, and those
+// the space's filter sets (`dynamic`), each tag on its own, as the API keeps them.
 import type { StreamTag } from '../types.js';
 
-export interface TagText { filters: string; groupBy: string; dynamic: boolean }
+export interface TagText { filters: string; groupBy: string; dynamic: string }
+
+const names = (text: string): string[] => text.split(',').map((n) => n.trim()).filter(Boolean);
+
+const matchesAll = (t: StreamTag): boolean => t.values.length === 1 && t.values[0] === '*';
 
 export function parseStreamTags(text: TagText): StreamTag[] {
   const tags = new Map<string, StreamTag>();
@@ -14,18 +18,17 @@ export function parseStreamTags(text: TagText): StreamTag[] {
     const values = part.slice(eq + 1).split('|').map((v) => v.trim()).filter(Boolean);
     if (name) tags.set(name, { name, values: values.length ? values : ['*'] });
   }
-  for (const name of text.groupBy.split(',').map((n) => n.trim()).filter(Boolean)) {
-    const tag = tags.get(name) ?? { name, values: ['*'] };
-    tags.set(name, { ...tag, grouped: true });
-  }
-  return [...tags.values()].map((t) => ({ ...t, grouped: t.grouped ?? false, ...(text.dynamic ? { dynamic: true } : {}) }));
+  for (const name of names(text.groupBy)) tags.set(name, { ...(tags.get(name) ?? { name, values: ['*'] }), grouped: true });
+  for (const name of names(text.dynamic)) tags.set(name, { ...(tags.get(name) ?? { name, values: ['*'] }), dynamic: true });
+  return [...tags.values()].map((t) => ({ ...t, grouped: t.grouped ?? false }));
 }
 
 export function streamTagText(tags: readonly StreamTag[] | undefined): TagText {
   const list = tags ?? [];
   return {
-    filters: list.filter((t) => !(t.grouped && t.values.length === 1 && t.values[0] === '*')).map((t) => `${t.name}=${t.values.join('|')}`).join(', '),
+    // a `*` tag that is grouped or dynamic is said by its name in those lists alone
+    filters: list.filter((t) => !((t.grouped || t.dynamic) && matchesAll(t))).map((t) => `${t.name}=${t.values.join('|')}`).join(', '),
     groupBy: list.filter((t) => t.grouped).map((t) => t.name).join(', '),
-    dynamic: list.some((t) => t.dynamic),
+    dynamic: list.filter((t) => t.dynamic).map((t) => t.name).join(', '),
   };
 }

@@ -24,7 +24,26 @@ function input(label: string, value: string | number | null | undefined, attrs: 
 
 const optionalNumber = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
 
-/** One stream's fieldset; `read()` gives the stream as the API takes it. */
+/**
+ * A select's value as the stream takes it: the form shows `average` where the stream says
+ * nothing (the API's default), and writes it only when the stream had the field or
+ * another value was chosen, so a stream saved unchanged stays as it was sent.
+ */
+function chosen<T extends string>(had: T | undefined, value: T): T | undefined {
+  return had !== undefined || value !== 'average' ? value : undefined;
+}
+
+function setOrDelete<K extends keyof Stream>(stream: Stream, field: K, value: Stream[K] | undefined): void {
+  if (value === undefined || value === '') delete stream[field];
+  else stream[field] = value;
+}
+
+/**
+ * One stream's fieldset; `read()` gives the stream as the API takes it: the stream as it
+ * was loaded, with the form's fields over it. So its `id` goes back (the API keeps the
+ * stream's id, not a new one) and so do the fields the form does not show (`min`, `max`,
+ * `period`, `downsample_function`, fields of other clients), since a PUT replaces streams.
+ */
 function streamFields(stream: Stream, index: number, remove: () => void): { element: HTMLElement; read(): Stream } {
   const isComposite = !!stream.composite;
   const kindId = `f${++uid}`;
@@ -33,7 +52,7 @@ function streamFields(stream: Stream, index: number, remove: () => void): { elem
   const tagText = streamTagText(stream.tags);
   const [filtersLabel, filters] = input('Tag filters', tagText.filters, { placeholder: 'region=us-*|eu-*, host=web-1', class: 'stream-tags' });
   const [groupByLabel, groupBy] = input('Group by tags', tagText.groupBy, { placeholder: 'region', class: 'stream-group-by' });
-  const dynamic = h('input', { type: 'checkbox', checked: tagText.dynamic });
+  const [dynamicLabel, dynamic] = input('Dynamic tags (set by the space filter)', tagText.dynamic, { placeholder: 'region', class: 'stream-dynamic' });
   const [groupLabel, group] = select('Group function', GROUPS, stream.group_function ?? 'average');
   const [summaryLabel, summary] = select('Summary function', SUMMARIES, stream.summary_function ?? 'average');
   const compositeId = `f${++uid}`;
@@ -44,7 +63,7 @@ function streamFields(stream: Stream, index: number, remove: () => void): { elem
   const [longLabel, unitsLong] = input('Units (axis)', stream.units_long);
   const [transformLabel, transform] = input('Transform', stream.transform_function, { placeholder: 'x/1024' });
   const metricPart = h('div', { class: 'form-grid' }, metricLabel, metric, filtersLabel, filters, groupByLabel, groupBy,
-    h('span', {}), h('label', {}, dynamic, ' follows the space filter (dynamic tags)'), groupLabel, group, summaryLabel, summary);
+    dynamicLabel, dynamic, groupLabel, group, summaryLabel, summary);
   const compositePart = h('div', { class: 'form-grid' }, h('label', { for: compositeId }, 'Composite'), composite);
   const sync = () => { metricPart.hidden = kind.value !== 'metric'; compositePart.hidden = kind.value === 'metric'; };
   kind.addEventListener('change', sync);
@@ -56,18 +75,27 @@ function streamFields(stream: Stream, index: number, remove: () => void): { elem
   return {
     element,
     read() {
-      const common: Stream = {};
-      if (name.value.trim()) common.name = name.value.trim();
-      if (color.value.trim()) common.color = color.value.trim();
-      if (unitsShort.value.trim()) common.units_short = unitsShort.value.trim();
-      if (unitsLong.value.trim()) common.units_long = unitsLong.value.trim();
-      if (transform.value.trim()) common.transform_function = transform.value.trim();
-      if (kind.value === 'composite') return { ...common, composite: composite.value.trim() };
-      return {
-        ...common, metric: metric.value.trim(),
-        tags: parseStreamTags({ filters: filters.value, groupBy: groupBy.value, dynamic: dynamic.checked }),
-        group_function: group.value as GroupFunction, summary_function: summary.value as ChartSummary,
-      };
+      // `type` is not the stream's own: the API computes it from the metric
+      const { type: _computed, ...out } = stream;
+      setOrDelete(out, 'name', name.value.trim());
+      setOrDelete(out, 'color', color.value.trim());
+      setOrDelete(out, 'units_short', unitsShort.value.trim());
+      setOrDelete(out, 'units_long', unitsLong.value.trim());
+      setOrDelete(out, 'transform_function', transform.value.trim());
+      if (kind.value === 'composite') {
+        // the API refuses these beside a composite
+        for (const field of ['metric', 'tags', 'group_function', 'summary_function'] as const) delete out[field];
+        return { ...out, composite: composite.value.trim() };
+      }
+      delete out.composite;
+      out.metric = metric.value.trim();
+      const text = { filters: filters.value, groupBy: groupBy.value, dynamic: dynamic.value };
+      // the tags as loaded while their text is unchanged: the text does not keep everything
+      // a stored tag may say (a tag without values, `grouped: false` left out)
+      if (text.filters !== tagText.filters || text.groupBy !== tagText.groupBy || text.dynamic !== tagText.dynamic) out.tags = parseStreamTags(text);
+      setOrDelete(out, 'group_function', chosen(stream.group_function, group.value as GroupFunction));
+      setOrDelete(out, 'summary_function', chosen(stream.summary_function, summary.value as ChartSummary));
+      return out;
     },
   };
 }
@@ -133,10 +161,13 @@ export const chartEditorView: View = async (ctx) => {
       h('a', { href: hashOf(['spaces', spaceId]), class: 'button' }, 'Cancel')));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
+    // read whatever the type: the rows hold the chart's thresholds even while hidden, and a
+    // PUT without them would drop those of a line chart that has some
+    const keptThresholds = thresholds.map((t) => t.read()).filter((t): t is Threshold => t !== null);
     const body: Omit<Chart, 'id'> = {
       name: name.value.trim(), type: type.value as ChartType, streams: streams.map((s) => s.read()),
       label: label.value.trim() || null, min: optionalNumber(min.value) ?? null, max: optionalNumber(max.value) ?? null,
-      thresholds: type.value === 'bignumber' ? thresholds.map((t) => t.read()).filter((t): t is Threshold => t !== null) : null,
+      thresholds: keptThresholds.length ? keptThresholds : null,
     };
     const done = chart ? ctx.api.send('PUT', `v1/spaces/${spaceId}/charts/${chart.id}`, body) : ctx.api.send('POST', `v1/spaces/${spaceId}/charts`, body);
     done.then(() => ctx.navigate(hashOf(['spaces', spaceId])), (err: unknown) => replace(status, notice('error', err instanceof ApiFailure ? `Not saved: ${err.message}` : String(err))));

@@ -34,7 +34,7 @@ export const explorerView: View = async (ctx) => {
     return {
       metric, summary_function: summary.value as ChartSummary,
       group_function: fn === 'breakout' && groupBy.value.trim() ? 'average' : fn,
-      tags: parseStreamTags({ filters: tags.value, groupBy: groupBy.value, dynamic: false }),
+      tags: parseStreamTags({ filters: tags.value, groupBy: groupBy.value, dynamic: '' }),
     };
   };
   const remember = () => ctx.remember(hashOf(['metrics'], {
