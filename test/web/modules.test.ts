@@ -1,7 +1,7 @@
 // The web UI's pure parts, without a browser: how a chart stream becomes a /v1 query,
 // how answers become lines, ranges and resolutions, tag text, formats, routes, errors.
 import t from 'tap';
-import { align, linesOf, nextLink, stack, streamQuery, effectiveTags } from '../../src/web/charts/queries.js';
+import { align, fillGaps, linesOf, nextLink, stack, streamQuery, effectiveTags } from '../../src/web/charts/queries.js';
 import { intervalOf, rangeByKey, resolutionFor, resolutionsFor, RANGES } from '../../src/web/charts/ranges.js';
 import { parseStreamTags, streamTagText } from '../../src/web/charts/tags.js';
 import { formatValue, thresholdColour } from '../../src/web/charts/format.js';
@@ -65,6 +65,20 @@ t.test('align and stack lines on shared times', async (t) => {
   t.same(a, [1, 2, null]);
   t.same(b, [null, 10, 20]);
   t.same(stack([a!, b!]), [[1, 2, 0], [1, 12, 20]]);
+});
+
+t.test('series reporting at different seconds are drawn continuously and stack to their sum', async (t) => {
+  // a at :00 and :30 of each minute, b at :15 and :45 (raw points of agents not in step)
+  const at = (offset: number, value: number) => [0, 1, 2, 3].map((k) => ({ time: offset + 30 * k, value }));
+  const [times, a, b] = align([{ label: 'a', tags: {}, stream: 0, points: at(0, 5) }, { label: 'b', tags: {}, stream: 0, points: at(15, 7) }]);
+  const filled = [fillGaps(times, a!), fillGaps(times, b!)];
+  t.same(filled[0], [5, 5, 5, 5, 5, 5, 5, null], 'a between its samples; none after its last');
+  t.same(filled[1], [null, 7, 7, 7, 7, 7, 7, 7], 'b likewise; none before its first');
+  t.same(stack(filled).at(-1)!.slice(1, -1), [12, 12, 12, 12, 12, 12], 'the total is 12 wherever both report');
+  const slope = fillGaps([0, 10, 20], [0, null, 20]);
+  t.same(slope, [0, 10, 20], 'interpolated, not carried');
+  t.same(fillGaps([0, 10, 15, 20], [1, 1, null, 1]), [1, 1, 1, 1], 'a row of another line between two samples a usual step apart: filled');
+  t.same(fillGaps([0, 10, 20, 30, 40, 100], [1, 1, 1, 1, null, 1]), [1, 1, 1, 1, null, 1], 'a stretch far longer than the usual step stays a gap');
 });
 
 t.test('tag text round-trips into stream tags', async (t) => {

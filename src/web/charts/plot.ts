@@ -2,7 +2,7 @@
 // streams sharing it share an axis; the second gets the right side), annotation markers
 // drawn as vertical lines, the hovered point's values handed to the legend.
 import uPlot from 'uplot';
-import { align, stack, type Line } from './queries.js';
+import { align, fillGaps, stack, type Line } from './queries.js';
 import { formatValue } from './format.js';
 import type { Chart } from '../types.js';
 
@@ -37,7 +37,8 @@ function scaleOf(units: string | undefined, scales: string[]): string {
 
 export function drawPlot(target: HTMLElement, width: number, height: number, input: PlotInput): Plot {
   const { chart, lines, colours, theme } = input;
-  const [times, ...columns] = align(lines);
+  const [times, ...sampled] = align(lines);
+  const columns = sampled.map((column) => fillGaps(times, column));
   const stacked = chart.type === 'stacked';
   const drawn = stacked ? stack(columns) : columns;
   const scales: string[] = [];

@@ -101,6 +101,28 @@ export function align(lines: readonly Line[]): [number[], ...(number | null)[][]
   return [times, ...columns];
 }
 
+/**
+ * A line's column with the rows where it has no sample filled in between its neighbouring
+ * samples. Series reporting at different seconds (raw points of agents that do not report
+ * in step) share no row: without this a line has no two adjacent values, so uPlot draws no
+ * segment, and a stack reads every other row as 0. A stretch longer than half again the
+ * line's usual step between samples is missing data and stays a gap.
+ */
+export function fillGaps(times: readonly number[], column: readonly (number | null)[]): (number | null)[] {
+  const at = column.flatMap((v, i) => (v === null ? [] : [i]));
+  const steps = at.slice(1).map((row, k) => times[row]! - times[at[k]!]!).sort((a, b) => a - b);
+  if (!steps.length) return [...column];
+  const maxGap = 1.5 * steps[Math.floor(steps.length / 2)]!;
+  const out = [...column];
+  for (let k = 1; k < at.length; k++) {
+    const [i, j] = [at[k - 1]!, at[k]!];
+    const [t0, t1, v0, v1] = [times[i]!, times[j]!, column[i]!, column[j]!];
+    if (t1 - t0 > maxGap) continue;
+    for (let r = i + 1; r < j; r++) out[r] = v0 + ((v1 - v0) * (times[r]! - t0)) / (t1 - t0);
+  }
+  return out;
+}
+
 /** Running totals for a stacked chart: line i is drawn at the sum of lines 0..i (missing counts as 0). */
 export function stack(columns: readonly (number | null)[][]): number[][] {
   const out: number[][] = [];
