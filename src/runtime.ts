@@ -175,9 +175,10 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     return { deleted: await catalog.deleteMany(account, p.names, progress) };
   });
   retention.schedule();
+  // the outbox reads what is pending before any evaluation can queue more
+  await outbox.start();
   await alertEngine.start();
   alertEngine.schedule(config.alerts.check_schedule);
-  await outbox.start();
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => rt.scanner.close());
   rt.closers.push((deadline) => engine.close(() => Date.now() >= deadline));

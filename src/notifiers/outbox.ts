@@ -59,6 +59,8 @@ export class Outbox {
   private readonly ids: Sequence;
   /** pending entries by service, each list in id order (the order they were decided) */
   private readonly queues = new Map<string, OutboxEntry[]>();
+  /** ids of the entries in `queues`: an entry handed in twice (by `schedule` and by `start` reading it back) is queued once */
+  private readonly queued = new Set<number>();
   private size = 0;
   /** services with an attempt under way, and its entry: one at a time each, so a slow one holds up only itself */
   private readonly busy = new Map<string, number>();
@@ -134,6 +136,8 @@ export class Outbox {
 
   /** Adds an entry to its service's queue in id order, dropping the oldest past the bound. */
   private enqueue(e: OutboxEntry): void {
+    if (this.queued.has(e.id)) return;
+    this.queued.add(e.id);
     const key = this.serviceKey(e);
     let queue = this.queues.get(key);
     if (!queue) this.queues.set(key, (queue = []));
@@ -144,6 +148,7 @@ export class Outbox {
       // the oldest that is not being attempted right now
       const at = queue[0]!.id === this.busy.get(key) ? 1 : 0;
       const [old] = queue.splice(at, 1);
+      this.queued.delete(old!.id);
       void this.drop(old!);
     }
   }
@@ -154,6 +159,7 @@ export class Outbox {
     const at = queue?.findIndex((x) => x.id === e.id) ?? -1;
     if (at < 0) return;
     queue!.splice(at, 1);
+    this.queued.delete(e.id);
     this.size--;
     if (queue!.length === 0) this.queues.delete(key);
   }
