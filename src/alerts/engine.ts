@@ -297,33 +297,47 @@ export class AlertEngine {
   private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): Notification[] {
     const email = this.accountEmail(account);
     if (s.status === 'triggered' && s.last_data_at !== null && now - s.last_data_at >= AUTO_CLEAR_SECONDS) {
-      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: {} });
+      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: stillArmed(s, alert, now) });
       return [alertNotification('clear', alert, email, s, now)];
     }
     if (!holds) {
       if (s.status !== 'triggered') return [];
-      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'normal', stream_notified_at: {} });
+      Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'normal', stream_notified_at: stillArmed(s, alert, now) });
       return [alertNotification('clear', alert, email, s, now)];
     }
     const streams = new Set(Object.values(s.violations).flatMap((byStream) => Object.keys(byStream)));
     // a loop, not Math.max(...): spread arguments overflow the stack past ~120,000 streams
     let newestData = -Infinity;
     for (const byStream of Object.values(s.violations)) for (const v of Object.values(byStream)) if (v.recorded_at > newestData) newestData = v.recorded_at;
+    const rearmed = alert.rearm_per_signal
+      ? [...streams].some((k) => now - (s.stream_notified_at[k] ?? -Infinity) >= alert.rearm_seconds)
+      : now - (s.last_notified_at ?? -Infinity) >= alert.rearm_seconds;
     if (s.status === 'ok') {
+      // After a trigger, none is sent until the rearm time has passed (the spec, Librato),
+      // even when the alert cleared in between: a flapping metric notifies once a rearm
+      // period, and the alert stays ok meanwhile. A manual clear restarts the timer.
+      if (!rearmed && s.cleared_by !== 'manual') return [];
       Object.assign(s, { status: 'triggered', triggered_at: now, incident_key: `${alert.id}-${now}` });
     } else {
       // a repeat needs new violating data: a stream gone quiet is not re-notified
       if (newestData <= (s.notified_data_at ?? -Infinity)) return [];
-      const due = alert.rearm_per_signal
-        ? [...streams].some((k) => now - (s.stream_notified_at[k] ?? -Infinity) >= alert.rearm_seconds)
-        : now - (s.last_notified_at ?? -Infinity) >= alert.rearm_seconds;
-      if (!due) return [];
+      if (!rearmed) return [];
     }
     s.last_notified_at = now;
     s.notified_data_at = newestData;
     for (const k of streams) s.stream_notified_at[k] = now;
     return [alertNotification('trigger', alert, email, s, now)];
   }
+}
+
+/**
+ * At a clear, the streams whose rearm time has not passed yet (they hold back a new
+ * trigger); the others are forgotten, so that streams that come and go do not pile up.
+ */
+function stillArmed(s: AlertState, alert: AlertRecord, now: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, at] of Object.entries(s.stream_notified_at)) if (now - at < alert.rearm_seconds) out[k] = at;
+  return out;
 }
 
 /** One alert's new state and the outbox entries of its notifications, with their operations. */

@@ -57,6 +57,25 @@ t.test('rearm_seconds repeats a notification while the alert keeps firing', asyn
   t.equal(x.payloads()[1]!.incident_key, x.payloads()[0]!.incident_key, 'the same incident');
 });
 
+t.test('rearm_seconds holds back a new trigger after a clear too: a flapping metric notifies once a rearm period', async (t) => {
+  const x = await setup(t);
+  const id = await x.alert({ name: 'flap', rearm_seconds: 600, conditions: [{ type: 'above', metric_name: 'flap', threshold: 10 }] });
+  const flaps: [number, number][] = [[10, 50], [20, 5], [30, 50], [40, 5], [50, 50]];
+  for (const [d, v] of flaps) {
+    await x.post('flap', [[x.t0 + d, v]]);
+    await x.evaluate(x.t0 + d + 1);
+  }
+  const kinds = () => x.payloads().map((p) => p.clear ?? 'trigger');
+  t.same(kinds(), ['trigger', 'normal'], 'one trigger and its clear within 600 s');
+  t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'ok', 'held back: ok meanwhile');
+  await x.evaluate(x.t0 + 611);
+  t.same(kinds(), ['trigger', 'normal', 'trigger'], 'still violating once the rearm time has passed: a new trigger');
+  await x.s.request('POST', `/v1/alerts/${id}/clear`);
+  await x.post('flap', [[x.t0 + 620, 50]]);
+  await x.evaluate(x.t0 + 621);
+  t.same(kinds(), ['trigger', 'normal', 'trigger', 'normal', 'trigger'], 'a manual clear restarts the timer');
+});
+
 t.test('below, grouped: the matching streams are evaluated as one', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'g', conditions: [{ type: 'below', metric_name: 'free', threshold: 10, summary_function: 'max', tags: [{ name: 'host', values: ['*'], grouped: true }] }] });
