@@ -15,7 +15,7 @@ export function alertNotification(
   const runbook = alert.attributes.runbook_url;
   return {
     kind,
-    alert: { id: alert.id, name: alert.name, description: alert.description, runbook_url: typeof runbook === 'string' ? runbook : null, version: 2 },
+    alert: { id: alert.id, name: alert.name, description: alert.description, runbook_url: typeof runbook === 'string' ? runbook : null, version: alert.version },
     account,
     time: kind === 'trigger' ? state.triggered_at ?? now : now,
     incident_key: state.incident_key ?? `${alert.id}-${now}`,

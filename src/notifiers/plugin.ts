@@ -13,7 +13,7 @@ export interface AlertRef {
   name: string;
   description: string | null;
   runbook_url: string | null;
-  version: 2;
+  version: 1 | 2;
 }
 
 export interface Violation {

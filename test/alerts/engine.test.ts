@@ -106,6 +106,14 @@ t.test('grouped: streams reporting at different seconds of a minute are combined
   t.match(byName.total, { value: 120 });
 });
 
+t.test('a version 1 alert\'s notification says version 1', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'old', version: 1, conditions: [{ type: 'above', metric_name: 'v1', threshold: 10 }] });
+  await x.post('v1', [[x.t0 + 10, 50]]);
+  await x.evaluate(x.t0 + 11);
+  t.equal(x.payloads()[0]!.alert.version, 1);
+});
+
 t.test('absent: fires for a stream that reported and went quiet; clears when it reports again', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'quiet', conditions: [{ type: 'absent', metric_name: 'beat', duration: 60 }] });
