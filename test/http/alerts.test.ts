@@ -103,6 +103,9 @@ t.test('form bodies: condition fields are coerced to their types, as top-level o
   const bad = await s.request('POST', '/v1/alerts', { form: `name=form.b&conditions[0][type]=above&conditions[0][metric_name]=cpu&conditions[0][threshold]=high&services[]=${svc}` });
   t.equal(bad.status, 400, 'a value that is no number is still refused');
   t.match(bad.body, { errors: { params: { 'conditions[0].threshold': [/number/] } } });
+  const grouped = await s.request('POST', '/v1/alerts', { form: `name=form.g&conditions[0][type]=above&conditions[0][metric_name]=cpu&conditions[0][threshold]=5&conditions[0][tags][0][name]=host&conditions[0][tags][0][values][]=web*&conditions[0][tags][0][grouped]=true&services[]=${svc}` });
+  t.equal(grouped.status, 201, `a grouped tag filter: ${grouped.text.slice(0, 200)}`);
+  t.match(grouped.body.conditions, [{ tags: [{ name: 'host', values: ['web*'], grouped: true }] }]);
   const json = await s.request('POST', '/v1/alerts', { json: { name: 'json.a', conditions: [{ ...above, threshold: '5' }], services: [svc] } });
   t.equal(json.status, 400, 'JSON is not coerced');
 });

@@ -36,7 +36,10 @@ const formConditions = {
   type: 'array', maxItems: 50,
   items: {
     type: 'object', maxProperties: 20,
-    properties: { id: { type: 'integer' }, threshold: { type: 'number' }, duration: { type: 'integer' }, detect_reset: { type: 'boolean' } },
+    properties: {
+      id: { type: 'integer' }, threshold: { type: 'number' }, duration: { type: 'integer' }, detect_reset: { type: 'boolean' },
+      tags: { type: 'array', maxItems: 50, items: { type: 'object', properties: { grouped: { type: 'boolean' } } } },
+    },
   },
 } as const;
 
