@@ -63,7 +63,8 @@ export class ChartCard {
     replace(this.legend);
   }
 
-  show(lines: Line[], markers: readonly Marker[]): void {
+  /** Draws `lines` and `markers` over `span`, the time range asked for (unix seconds). */
+  show(lines: Line[], markers: readonly Marker[], span: { start: number; end: number }): void {
     this.lines = lines;
     this.dropPlot();
     this.popover.hidden = true;
@@ -76,7 +77,7 @@ export class ChartCard {
     const colours = coloursOf(this.chart, lines);
     replace(this.body);
     this.plot = drawPlot(this.body, this.width(), PLOT_HEIGHT, {
-      chart: this.chart, lines, colours, theme: theme(), marks: markers.map((m) => m.event.start_time),
+      chart: this.chart, lines, colours, theme: theme(), span, marks: markers.map((m) => m.event.start_time),
       onHover: (row) => this.fillLegend(colours, row),
       onDraw: (u) => this.placeMarkers(u, markers),
     });

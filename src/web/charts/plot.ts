@@ -12,6 +12,8 @@ export interface PlotInput {
   chart: Chart;
   lines: readonly Line[];
   colours: readonly string[];
+  /** the time range shown (unix seconds): the one asked for, whatever part of it has data */
+  span: { start: number; end: number };
   /** unix seconds of annotation events, drawn as vertical lines */
   marks: readonly number[];
   theme: PlotTheme;
@@ -72,7 +74,9 @@ export function drawPlot(target: HTMLElement, width: number, height: number, inp
     const hi = chart.max ?? max + pad;
     return lo === hi ? [lo - 1, hi + 1] : [lo, hi];
   };
-  const scaleOpts: uPlot.Scales = { x: { time: true } };
+  // the x axis spans the chosen range, not the data's extent: charts of a space share one
+  // time axis, and markers of events without data around them still have their place
+  const scaleOpts: uPlot.Scales = { x: { time: true, range: () => [input.span.start, input.span.end] } };
   for (const key of scales.length ? scales : ['y']) scaleOpts[key] = { range: (_u, min, max) => range(min, max) };
   const opts: uPlot.Options = {
     width, height, series, axes, bands, scales: scaleOpts,

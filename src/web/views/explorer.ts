@@ -57,7 +57,7 @@ export const explorerView: View = async (ctx) => {
     try {
       const lines = await fetchLines(ctx.api, chart, interval, {});
       if (mine !== drawn) return; // a newer draw owns the page
-      own.show(lines, []);
+      own.show(lines, [], interval);
       own.element.dataset.state = 'ready';
       own.element.dataset.resolution = String(interval.resolution);
       if (!groupBy.value.trim()) {

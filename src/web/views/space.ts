@@ -81,7 +81,7 @@ export const spaceView: View = async (ctx) => {
     await Promise.all(cards.map(async (card) => {
       try {
         const lines = await fetchLines(ctx.api, card.chart, interval, filter);
-        card.show(lines, await markers);
+        card.show(lines, await markers, interval);
         card.element.dataset.state = 'ready';
       } catch (err) {
         card.showError(err instanceof Error ? err.message : String(err));

@@ -1,0 +1,55 @@
+// Charts of a space in a browser, beyond the basics of ui.test.ts: the time axis spans
+// the range chosen, annotation markers sit where their events are.
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { webHarness, WAIT } from './fixtures/harness.js';
+
+const h = await webHarness(t);
+if (h) {
+  const now = Math.floor(Date.now() / 1000);
+  // lat: two hosts over the last hour; disk: one point only
+  const measurements = [];
+  for (let at = now - 3570; at <= now - 30; at += 30) measurements.push({ name: 'lat', time: at, value: 5, tags: { host: 'a' } });
+  measurements.push({ name: 'disk', time: now - 600, value: 70, tags: { host: 'a' } });
+  await h.call('POST', '/v1/measurements', { measurements });
+  await h.call('POST', '/v1/annotations/deploys', { title: 'recent', start_time: now - 1800 });
+  await h.call('POST', '/v1/annotations/deploys', { title: 'two days ago', start_time: now - 2 * 86400 });
+  const spaceId = (await h.call('POST', '/v1/spaces', { name: 'Charts' })).id as number;
+  const chart = async (json: unknown) => (await h.call('POST', `/v1/spaces/${spaceId}/charts`, json)).id as number;
+  const charts = {
+    lat: await chart({ name: 'lat', type: 'line', streams: [{ metric: 'lat', group_function: 'breakout' }] }),
+    disk: await chart({ name: 'one point', type: 'line', streams: [{ metric: 'disk' }] }),
+  };
+
+  /** Each marker of a chart: its title and where it sits across the plot (0 left edge, 1 right edge). */
+  const markersOf = (page: Page, chartId: number) => page.locator(`[data-chart-id="${chartId}"]`).evaluate((card) => {
+    const over = card.querySelector<HTMLElement>('.u-over')!;
+    return [...card.querySelectorAll<HTMLElement>('.marker')].map((m) => [m.title, Math.round(100 * (parseFloat(m.style.left) - over.offsetLeft) / over.clientWidth) / 100] as const);
+  });
+  const openSpace = async (query: string) => {
+    const { context, page, problems } = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${spaceId}?refresh=0&${query}`);
+    await h.spaceReady(page);
+    return { context, page, problems };
+  };
+
+  t.test('the x axis spans the range chosen, not the data: every event in it has its marker', async (t) => {
+    const { context, page, problems } = await openSpace('range=7d');
+    const marks = await markersOf(page, charts.lat);
+    t.same(marks.map(([title]) => title), ['two days ago', 'recent'], 'the event before the data is marked too');
+    const [old, recent] = marks.map(([, x]) => x);
+    t.ok(Math.abs(old! - 5 / 7) < 0.02, `two days before the end of 7 days: ${old} of the width`);
+    t.ok(recent! > 0.98, `half an hour before the end of 7 days: ${recent} of the width`);
+    t.same(problems, []);
+    await context.close();
+  });
+
+  t.test('a chart with one timestamp spans the hour chosen', async (t) => {
+    const { context, page } = await openSpace('range=1h');
+    const marks = await markersOf(page, charts.disk);
+    t.same(marks.map(([title]) => title), ['recent']);
+    t.ok(Math.abs(marks[0]![1] - 0.5) < 0.02, `half an hour before the end of an hour: ${marks[0]![1]} of the width`);
+    await context.close();
+  });
+}
