@@ -124,7 +124,7 @@ export class Outbox {
     for (;;) {
       await Promise.allSettled([...this.running]);
       const now = Date.now();
-      const due = [...this.queues].some(([key, queue]) => !this.busy.has(key) && queue.some((e) => e.next_at <= now));
+      const due = [...this.queues].some(([key, queue]) => !this.busy.has(key) && queue[0]!.next_at <= now);
       if (this.running.size === 0 && !due) return;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -181,9 +181,10 @@ export class Outbox {
   }
 
   /**
-   * Starts the first due entry of every service that is free, and sets the timer for the
-   * next one. Per service, not one sorted list of all: a dead receiver's backlog costs a
-   * pass over its own queue, not a sort of everything after every attempt.
+   * Starts the head of every free service's queue if it is due, and sets the timer for the
+   * next one. Only the head: a service gets its notifications in the order they were
+   * decided, so a clear never overtakes its trigger waiting for a retry, and a backlog
+   * after an outage goes out in id order. Per service, not one sorted list of all.
    */
   private wake(): void {
     if (this.stopped) return;
@@ -193,9 +194,9 @@ export class Outbox {
     let next = Infinity;
     for (const [key, queue] of this.queues) {
       if (this.busy.has(key)) continue;
-      const e = queue.find((x) => x.next_at <= now);
-      if (!e) {
-        for (const x of queue) next = Math.min(next, x.next_at);
+      const e = queue[0]!;
+      if (e.next_at > now) {
+        next = Math.min(next, e.next_at);
         continue;
       }
       this.busy.set(key, e.id);
