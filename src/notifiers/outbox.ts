@@ -43,6 +43,13 @@ export interface OutboxHooks {
   count(result: 'sent' | 'failed' | 'retried' | 'dropped'): void;
 }
 
+/** An entry whose delivery has ended, waiting for its delete to be written. */
+interface Settled {
+  outcome: AttemptOutcome;
+  /** refused deletes so far: the next one waits as a retry would */
+  writeFailures: number;
+}
+
 const RETRY_CAP_MS = 10 * 60_000;
 /**
  * Notifications waiting for one service, at most. A receiver down for a day behind a
@@ -65,6 +72,8 @@ export class Outbox {
   /** services with an attempt under way, and its entry: one at a time each, so a slow one holds up only itself */
   private readonly busy = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  /** entries whose delivery has ended (sent, or given up) but whose delete has not been written yet */
+  private readonly settled = new Map<number, Settled>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -145,8 +154,8 @@ export class Outbox {
     this.size++;
     if (queue.length > 1 && queue[queue.length - 2]!.id > e.id) queue.sort((a, b) => a.id - b.id);
     while (queue.length > MAX_PENDING_PER_SERVICE) {
-      // the oldest that is not being attempted right now
-      const at = queue[0]!.id === this.busy.get(key) ? 1 : 0;
+      // the oldest that is neither being attempted nor delivered already (its delete pending)
+      const at = queue.findIndex((x) => x.id !== this.busy.get(key) && !this.settled.has(x.id));
       const [old] = queue.splice(at, 1);
       this.queued.delete(old!.id);
       void this.drop(old!);
@@ -200,7 +209,11 @@ export class Outbox {
         continue;
       }
       this.busy.set(key, e.id);
-      const run = this.attempt(e).finally(() => {
+      const run = this.attempt(e).catch((err: unknown) => {
+        // hooks do not throw; should one, the entry waits rather than spin
+        e.next_at = Date.now() + this.settings().retryInitialMs;
+        this.log.error({ err, service: e.service }, 'outbox attempt failed');
+      }).finally(() => {
         this.busy.delete(key);
         this.running.delete(run);
         this.wake();
@@ -214,35 +227,58 @@ export class Outbox {
   }
 
   private async attempt(e: OutboxEntry): Promise<void> {
-    try {
-      const outcome = await this.hooks.deliver(e);
-      const now = Date.now();
-      e.attempts++;
-      const done = outcome.status === 'sent' || outcome.permanent === true || now - e.created_at >= this.settings().maxAgeMs;
-      if (outcome.status === 'sent') this.hooks.count('sent');
-      else this.hooks.count('failed');
-      // the attempt is history whatever becomes of the entry; recorded first so that anyone
-      // who sees the entry leave the queue (or the dropped count rise) also finds its delivery
-      await this.hooks.record(e, outcome).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
-      if (done) {
-        await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))]);
-        this.dequeue(e);
-        if (outcome.status !== 'sent') {
-          this.hooks.count('dropped');
-          this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error }, 'notification dropped after its last retry');
-        }
-      } else {
-        const { retryInitialMs } = this.settings();
-        const backoff = Math.min(RETRY_CAP_MS, retryInitialMs * 2 ** (e.attempts - 1));
-        // jitter: receivers coming back are not hit by every sender at once
-        e.next_at = now + Math.round(backoff * (0.5 + Math.random() / 2));
-        await this.commit.write([this.entries.put(ACCOUNT, idKey(e.id), e)]);
-        this.hooks.count('retried');
-      }
-    } catch (err) {
-      // the store refused the write (full disk): try again later, nothing is lost
-      e.next_at = Date.now() + this.settings().retryInitialMs;
-      this.log.error({ err, service: e.service }, 'outbox could not update an entry');
+    const settled = this.settled.get(e.id);
+    if (settled) return this.finish(e, settled);
+    const outcome = await this.hooks.deliver(e);
+    const now = Date.now();
+    e.attempts++;
+    const done = outcome.status === 'sent' || outcome.permanent === true || now - e.created_at >= this.settings().maxAgeMs;
+    if (outcome.status === 'sent') this.hooks.count('sent');
+    else this.hooks.count('failed');
+    // the attempt is history whatever becomes of the entry; recorded first so that anyone
+    // who sees the entry leave the queue (or the dropped count rise) also finds its delivery
+    await this.hooks.record(e, outcome).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
+    if (done) {
+      const ended = { outcome, writeFailures: 0 };
+      this.settled.set(e.id, ended);
+      return this.finish(e, ended);
     }
+    e.next_at = now + this.backoff(e.attempts);
+    // refused (full disk): the retry time holds in memory; the one on disk only makes a
+    // retry after a restart come sooner
+    await this.commit.write([this.entries.put(ACCOUNT, idKey(e.id), e)])
+      .catch((err: unknown) => this.log.error({ err, service: e.service }, 'outbox could not save an entry\'s next retry'));
+    this.hooks.count('retried');
+  }
+
+  /**
+   * Deletes an entry whose delivery has ended (sent, or given up), then lets it leave its
+   * queue. A refused delete (full disk) is tried again with backoff, the delivery never:
+   * the entry stays at the head of its queue, so the service's later notifications keep
+   * their order behind it.
+   */
+  private async finish(e: OutboxEntry, ended: Settled): Promise<void> {
+    try {
+      await this.commit.write([this.entries.del(ACCOUNT, idKey(e.id))]);
+    } catch (err) {
+      ended.writeFailures++;
+      e.next_at = Date.now() + this.backoff(ended.writeFailures);
+      this.log.error({ err, service: e.service }, 'outbox could not delete an entry whose delivery ended; trying the delete again, not the delivery');
+      return;
+    }
+    this.settled.delete(e.id);
+    this.dequeue(e);
+    const { outcome } = ended;
+    if (outcome.status !== 'sent') {
+      this.hooks.count('dropped');
+      this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error }, 'notification dropped after its last retry');
+    }
+  }
+
+  /** The wait before retry number `n` (from 1): doubling from retry_initial_ms up to the cap, jittered. */
+  private backoff(n: number): number {
+    const delay = Math.min(RETRY_CAP_MS, this.settings().retryInitialMs * 2 ** (n - 1));
+    // jitter: receivers coming back are not hit by every sender at once
+    return Math.round(delay * (0.5 + Math.random() / 2));
   }
 }
