@@ -248,6 +248,17 @@ export class Alerts {
     }
     if (JSON.stringify(attributes).length > MAX_ATTRIBUTES_BYTES) errors.attributes = [`must be at most ${MAX_ATTRIBUTES_BYTES / 1024} KiB as JSON`];
     const kept = new Map((existing?.conditions ?? []).map((c) => [c.id, c]));
+    // A condition sent again without its id (an edit of the description that echoes the
+    // definition) keeps the id of an equal one: a new id dropped its violations, and a
+    // firing alert sent a "normal" clear while its metric still violated.
+    const content = (c: Omit<ConditionRecord, 'id'>) => JSON.stringify({ ...c, id: undefined });
+    const unclaimed = new Map<string, number[]>();
+    for (const c of existing?.conditions ?? []) {
+      if ((input.conditions ?? []).some((raw) => raw.id === c.id)) continue;
+      const k = content(c);
+      unclaimed.set(k, [...(unclaimed.get(k) ?? []), c.id]);
+    }
+    const sameAs = (c: Omit<ConditionRecord, 'id'>): number | null => unclaimed.get(content(c))?.shift() ?? null;
     const conditions: ConditionRecord[] = [];
     for (const [i, raw] of (input.conditions ?? []).entries()) {
       const problems: string[] = [];
@@ -259,8 +270,7 @@ export class Alerts {
         errors[`conditions[${i}]`] = problems;
         continue;
       }
-      const id = typeof raw.id === 'number' && kept.has(raw.id) ? raw.id : await this.nextConditionId(ops);
-      conditions.push({ ...c!, id });
+      conditions.push({ ...c!, id: (typeof raw.id === 'number' && kept.has(raw.id) ? raw.id : sameAs(c!)) ?? await this.nextConditionId(ops) });
     }
     let services = existing?.services ?? [];
     if (input.services !== undefined) {

@@ -114,6 +114,23 @@ t.test('a version 1 alert\'s notification says version 1', async (t) => {
   t.equal(x.payloads()[0]!.alert.version, 1);
 });
 
+t.test('an edit that sends the conditions again without their ids keeps a firing alert firing', async (t) => {
+  const x = await setup(t);
+  const condition = { type: 'above', metric_name: 'edit', threshold: 10 };
+  const id = await x.alert({ name: 'edit', conditions: [condition] });
+  const made = (await x.s.get(`/v1/alerts/${id}`)).body;
+  // the point lies after the creation and before the edit (tracking restarts at an edit)
+  await poll(async () => (Date.now() / 1000 >= made.created_at + 2 ? true : undefined), 100, 100);
+  await x.post('edit', [[made.created_at + 1, 50]]);
+  await x.evaluate(made.created_at + 1);
+  t.equal(x.payloads().length, 1);
+  t.equal((await x.s.request('PUT', `/v1/alerts/${id}`, { json: { name: 'edit', description: 'edited', conditions: [condition] } })).status, 204);
+  t.equal((await x.s.get(`/v1/alerts/${id}`)).body.conditions[0].id, made.conditions[0].id, 'the equal condition keeps its id');
+  await x.evaluate(Math.floor(Date.now() / 1000));
+  t.equal(x.payloads().length, 1, 'no clear: nothing recovered');
+  t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'triggered');
+});
+
 t.test('absent: fires for a stream that reported and went quiet; clears when it reports again', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'quiet', conditions: [{ type: 'absent', metric_name: 'beat', duration: 60 }] });
