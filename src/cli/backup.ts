@@ -9,16 +9,17 @@
 // was interrupted is run again (which starts over) or the marker is removed.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { GaugewayError } from '../errors.js';
 import { adminSocketPath } from '../admin-socket.js';
 import { FrameReader } from '../store/snapshot.js';
 import { parse, configOption } from './args.js';
-import { enterStoppedDataDir } from './data-dir.js';
+import { asDataDirOwner } from './data-dir.js';
 
 const BACKUP_USAGE = `usage:
   gaugeway backup DIR [--config FILE] [--data-dir DIR]
@@ -55,69 +56,108 @@ export async function backupCommand(args: string[], out: Out = console.log): Pro
   if (positionals.length !== 1) throw new GaugewayError('E_USAGE', BACKUP_USAGE);
   const config = configFrom(values);
   const dir = resolve(positionals[0]!);
-  if (existsSync(dir) && readdirSync(dir).length) throw new GaugewayError('E_BACKUP', `${dir} is not empty: back up into a new or empty folder`);
+  const created = !existsSync(dir);
+  if (!created && readdirSync(dir).length) throw new GaugewayError('E_BACKUP', `${dir} is not empty: back up into a new or empty folder`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
+  try {
+    await writeBackup(config, dir, out);
+    return 0;
+  } catch (err) {
+    // a failed backup leaves nothing behind that could pass for one, nor a folder to empty
+    if (created) rmSync(dir, { recursive: true, force: true });
+    else for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function writeBackup(config: Config, dir: string, out: Out): Promise<void> {
   const started = Date.now();
-  const { frames, via, close } = await openSnapshot(config);
-  out(`backing up ${config.data_dir} (${via}) into ${dir}`);
+  // Opened before the snapshot, by the CLI's own user: read from a stopped service's data
+  // dir as root, the snapshot is taken as the data dir's owner, who may not write here.
+  const file = await open(join(dir, 'data.bin'), 'wx', 0o600);
+  let copied: Copied;
+  try {
+    const service = await snapshotFromService(config);
+    if (service) {
+      out(`backing up ${config.data_dir} (the running service, through its admin socket) into ${dir}`);
+      copied = await copyFrames(service, file, out);
+    } else {
+      copied = await snapshotFromDataDir(config, (frames) => {
+        out(`backing up ${config.data_dir} (the data dir, service stopped) into ${dir}`);
+        return copyFrames(frames, file, out);
+      });
+    }
+  } finally {
+    await file.close(); // (once the stream has closed it, this does nothing)
+  }
+  const tls = copyTls(join(config.data_dir, 'tls'), join(dir, 'tls'));
+  const manifest: BackupManifest = {
+    format: FORMAT, version: 1, created_at: new Date(started).toISOString(), source: config.data_dir,
+    records: copied.records, bytes: copied.bytes, sha256: copied.sha256, tls,
+  };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
+  out(`backup done: ${manifest.records} records, ${(copied.bytes / 1048576).toFixed(1)} MiB, ${tls.length} TLS files, ${((Date.now() - started) / 1000).toFixed(1)} s; sha256 ${manifest.sha256}`);
+}
+
+interface Copied { records: number; bytes: number; sha256: string }
+
+/** Writes the snapshot's frames to `file`, counting and hashing them; progress every two seconds. */
+async function copyFrames(frames: AsyncIterable<Buffer>, file: FileHandle, out: Out): Promise<Copied> {
   const hash = createHash('sha256');
   const reader = new FrameReader();
-  const file = createWriteStream(join(dir, 'data.bin'), { mode: 0o600 });
   let bytes = 0;
   let reported = Date.now();
-  try {
-    for await (const chunk of frames) {
+  await pipeline(frames, async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
       hash.update(chunk);
       reader.push(chunk);
       bytes += chunk.length;
-      if (!file.write(chunk)) await once(file, 'drain');
       if (Date.now() - reported > 2000) {
         out(`  ${reader.records} records, ${(bytes / 1048576).toFixed(1)} MiB`);
         reported = Date.now();
       }
+      yield chunk;
     }
-  } finally {
-    file.end();
-    await once(file, 'close');
-    await close();
-  }
+  }, file.createWriteStream());
   if (!reader.complete) throw new GaugewayError('E_BACKUP', 'the snapshot stream ended inside a record: the backup is incomplete, run it again');
-  const tls = copyTls(join(config.data_dir, 'tls'), join(dir, 'tls'));
-  const manifest: BackupManifest = {
-    format: FORMAT, version: 1, created_at: new Date(started).toISOString(), source: config.data_dir,
-    records: reader.records, bytes, sha256: hash.digest('hex'), tls,
-  };
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
-  out(`backup done: ${manifest.records} records, ${(bytes / 1048576).toFixed(1)} MiB, ${tls.length} TLS files, ${((Date.now() - started) / 1000).toFixed(1)} s; sha256 ${manifest.sha256}`);
-  return 0;
+  return { records: reader.records, bytes, sha256: hash.digest('hex') };
 }
 
-/** The snapshot stream: from the running service's admin socket, else from the data dir. */
-async function openSnapshot(config: Config): Promise<{ frames: AsyncIterable<Buffer>; via: string; close: () => Promise<void> }> {
+/** The running service's snapshot stream through its admin socket, or null when it does not answer. */
+async function snapshotFromService(config: Config): Promise<http.IncomingMessage | null> {
   const socket = adminSocketPath(config.data_dir);
-  if (existsSync(socket)) {
-    const res = await new Promise<http.IncomingMessage | null>((resolveRes) => {
-      const req = http.request({ socketPath: socket, path: '/backup', method: 'GET' }, resolveRes);
-      req.on('error', () => resolveRes(null));
-      req.end();
-    });
-    if (res && res.statusCode === 200) return { frames: res, via: 'the running service, through its admin socket', close: async () => {} };
-    res?.resume();
-  }
-  const location = enterStoppedDataDir(config);
+  if (!existsSync(socket)) return null;
+  const res = await new Promise<http.IncomingMessage | null>((resolveRes) => {
+    const req = http.request({ socketPath: socket, path: '/backup', method: 'GET' }, resolveRes);
+    req.on('error', () => resolveRes(null));
+    req.end();
+  });
+  if (res && res.statusCode === 200) return res;
+  res?.resume();
+  return null;
+}
+
+/** Runs `copy` on a snapshot of the stopped service's database, opened as the data dir's owner. */
+async function snapshotFromDataDir<T>(config: Config, copy: (frames: AsyncIterable<Buffer>) => Promise<T>): Promise<T> {
+  // loaded as the CLI's user: the data dir's owner need not be able to read the code
   const [{ Store }, { snapshotFrames }] = await Promise.all([import('../store/db.js'), import('../store/snapshot.js')]);
-  let store;
-  try {
-    store = await Store.open(location, { sync: true });
-  } catch (err) {
-    if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') {
-      throw new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${socket} does not answer; run the backup as the service user or root`);
+  return asDataDirOwner(config, async (location) => {
+    let store;
+    try {
+      store = await Store.open(location, { sync: true });
+    } catch (err) {
+      if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') {
+        throw new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${adminSocketPath(config.data_dir)} does not answer; run the backup as the service user or root`);
+      }
+      throw err;
     }
-    throw err;
-  }
-  const opened = store;
-  return { frames: snapshotFrames(opened.db), via: 'the data dir, service stopped', close: () => opened.close() };
+    try {
+      return await copy(snapshotFrames(store.db));
+    } finally {
+      await store.close();
+    }
+  });
 }
 
 function copyTls(from: string, to: string): string[] {
