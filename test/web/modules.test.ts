@@ -37,6 +37,12 @@ t.test('a composite stream is a compose query', async (t) => {
   t.throws(() => streamQuery({}, HOUR));
 });
 
+t.test('a persisted composite metric is asked for without tags, grouping or summary', async (t) => {
+  const stream = { metric: 'cpu.total', type: 'composite', summary_function: 'max' as const, group_function: 'sum' as const, tags: [{ name: 'region', values: ['*'], dynamic: true }, { name: 'host', values: ['web-1'] }] };
+  t.same(streamQuery(stream, HOUR), { path: 'v1/measurements/cpu.total', params: { start_time: 1000, end_time: 4600, resolution: 1, tags_search: undefined } });
+  t.equal(streamQuery(stream, HOUR, { region: 'eu-west', host: 'x' }).params.tags_search, 'region="eu-west"', 'the space filter reaches its dynamic tags');
+});
+
 t.test('dynamic tags take the space filter\'s value; others keep theirs', async (t) => {
   const stream = { metric: 'cpu', tags: [{ name: 'region', values: ['*'], dynamic: true }, { name: 'host', values: ['web-1'] }] };
   t.same(effectiveTags(stream, { region: 'eu', host: 'db' }).map((x) => x.values), [['eu'], ['web-1']]);

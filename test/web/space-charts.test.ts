@@ -1,5 +1,6 @@
 // Charts of a space in a browser, beyond the basics of ui.test.ts: the time axis spans
-// the range chosen, annotation markers sit where their events are.
+// the range chosen, annotation markers sit where their events are, persisted composite
+// metrics are plotted, a failing stream leaves the others drawn.
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { webHarness, WAIT } from './fixtures/harness.js';
@@ -14,11 +15,14 @@ if (h) {
   await h.call('POST', '/v1/measurements', { measurements });
   await h.call('POST', '/v1/annotations/deploys', { title: 'recent', start_time: now - 1800 });
   await h.call('POST', '/v1/annotations/deploys', { title: 'two days ago', start_time: now - 2 * 86400 });
+  await h.call('PUT', '/v1/metrics/lat.total', { type: 'composite', composite: 'sum(s("lat", "*"))' });
   const spaceId = (await h.call('POST', '/v1/spaces', { name: 'Charts' })).id as number;
   const chart = async (json: unknown) => (await h.call('POST', `/v1/spaces/${spaceId}/charts`, json)).id as number;
   const charts = {
     lat: await chart({ name: 'lat', type: 'line', streams: [{ metric: 'lat', group_function: 'breakout' }] }),
     disk: await chart({ name: 'one point', type: 'line', streams: [{ metric: 'disk' }] }),
+    composite: await chart({ name: 'persisted composite', type: 'line', streams: [{ metric: 'lat.total', summary_function: 'max', tags: [{ name: 'host', values: ['*'], dynamic: true }] }] }),
+    mixed: await chart({ name: 'one stream fails', type: 'line', streams: [{ metric: 'lat' }, { metric: 'lat.broken' }] }),
   };
 
   /** Each marker of a chart: its title and where it sits across the plot (0 left edge, 1 right edge). */
@@ -50,6 +54,49 @@ if (h) {
     const marks = await markersOf(page, charts.disk);
     t.same(marks.map(([title]) => title), ['recent']);
     t.ok(Math.abs(marks[0]![1] - 0.5) < 0.02, `half an hour before the end of an hour: ${marks[0]![1]} of the width`);
+    await context.close();
+  });
+
+  const legendOf = (page: Page, chartId: number) => page.locator(`[data-chart-id="${chartId}"] .legend-row`).evaluateAll((rows) =>
+    rows.map((r) => [r.querySelector('.legend-label')!.textContent, r.querySelector('.legend-value')!.getAttribute('data-value')]));
+
+  t.test('a persisted composite metric is plotted, the space filter reaching its "%" tags', async (t) => {
+    const { context, page, problems } = await openSpace('range=1h');
+    const card = page.locator(`[data-chart-id="${charts.composite}"]`);
+    t.equal(await card.getAttribute('data-state'), 'ready', await card.textContent() ?? '');
+    t.same(await legendOf(page, charts.composite), [['lat.total host=a', '5']]);
+    const asked: string[] = [];
+    page.on('request', (r) => { if (r.url().includes('/v1/measurements/lat.total')) asked.push(new URL(r.url()).search); });
+    const before = await h.roundsOf(page);
+    await page.fill('#space-filter', 'host=a');
+    await page.locator('#space-filter').evaluate((el) => el.dispatchEvent(new Event('change')));
+    await h.spaceReady(page, before + 1);
+    t.equal(new URLSearchParams(asked[0]).get('tags_search'), 'host="a"', 'the dynamic tag as tags_search');
+    t.equal(await card.getAttribute('data-state'), 'ready');
+    t.same(problems, []);
+    await context.close();
+  });
+
+  t.test('the explorer plots a persisted composite metric', async (t) => {
+    const { context, page } = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.base}#/metrics?metric=lat.total`);
+    const card = page.locator('.explore-chart .chart-card:not([data-state="loading"])');
+    await card.waitFor(WAIT);
+    t.equal(await card.getAttribute('data-state'), 'ready', await card.textContent() ?? '');
+    await context.close();
+  });
+
+  t.test('a stream the API refuses leaves the chart\'s other streams drawn, and says which failed', async (t) => {
+    const { context, page } = await h.open();
+    await page.route('**/v1/measurements/lat.broken?*', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ errors: { params: { metric: ['is broken'] } } }) }));
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${spaceId}?refresh=0`);
+    await h.spaceReady(page);
+    const card = page.locator(`[data-chart-id="${charts.mixed}"]`);
+    t.equal(await card.getAttribute('data-state'), 'ready');
+    t.same(await legendOf(page, charts.mixed), [['lat', '5']], 'the working stream is drawn');
+    t.equal(await card.locator('.chart-problems').textContent(), 'lat.broken: metric is broken');
     await context.close();
   });
 }

@@ -6,7 +6,7 @@ import { h, replace, safeHref, formatTime } from '../dom.js';
 import { drawPlot, type Plot, type PlotTheme } from './plot.js';
 import { formatValue, PALETTE, thresholdColour } from './format.js';
 import { lastValue, type Line } from './queries.js';
-import type { Marker } from './fetch.js';
+import type { ChartData, Marker } from './fetch.js';
 import type { Chart } from '../types.js';
 
 export const PLOT_HEIGHT = 220;
@@ -38,6 +38,8 @@ export class ChartCard {
   private readonly popover: HTMLElement;
   private plot: Plot | null = null;
   private lines: readonly Line[] = [];
+  /** one message per stream the API refused, shown above the legend */
+  private problems: readonly string[] = [];
   private readonly resize: ResizeObserver;
 
   constructor(readonly chart: Chart, actions: HTMLElement[] = []) {
@@ -63,15 +65,20 @@ export class ChartCard {
     replace(this.legend);
   }
 
-  /** Draws `lines` and `markers` over `span`, the time range asked for (unix seconds). */
-  show(lines: Line[], markers: readonly Marker[], span: { start: number; end: number }): void {
+  /**
+   * Draws the lines and markers of `data` over `span`, the time range asked for (unix
+   * seconds), and says which streams could not be read.
+   */
+  show(data: ChartData, markers: readonly Marker[], span: { start: number; end: number }): void {
+    const { lines, problems } = data;
+    this.problems = problems;
     this.lines = lines;
     this.dropPlot();
     this.popover.hidden = true;
     if (this.chart.type === 'bignumber') return this.showBigNumber(lines);
     if (!lines.some((l) => l.points.length)) {
       replace(this.body, h('p', { class: 'chart-empty' }, 'No data in this interval'));
-      replace(this.legend);
+      replace(this.legend, this.problemList());
       return;
     }
     const colours = coloursOf(this.chart, lines);
@@ -91,7 +98,7 @@ export class ChartCard {
     replace(this.body, h('div', { class: `bignumber${colour ? ` bignumber-${colour}` : ''}`, 'data-value': value ?? '', 'data-threshold': colour ?? 'none' },
       h('span', { class: 'bignumber-value' }, formatValue(value)),
       stream?.units_short ? h('span', { class: 'bignumber-units' }, stream.units_short) : null));
-    replace(this.legend, lines[0] ? h('p', { class: 'muted' }, lines[0].label) : null);
+    replace(this.legend, this.problemList(), lines[0] ? h('p', { class: 'muted' }, lines[0].label) : null);
   }
 
   /** Values of the hovered row, or each line's last value. */
@@ -105,7 +112,11 @@ export class ChartCard {
       return h('li', { class: 'legend-row' }, swatch, h('span', { class: 'legend-label', title: line.label }, line.label),
         h('span', { class: 'legend-value', 'data-value': value ?? '' }, formatValue(value, units)));
     });
-    replace(this.legend, h('ul', { class: 'legend-list' }, rows));
+    replace(this.legend, this.problemList(), h('ul', { class: 'legend-list' }, rows));
+  }
+
+  private problemList(): HTMLElement | null {
+    return this.problems.length ? h('ul', { class: 'chart-problems', role: 'alert' }, this.problems.map((p) => h('li', {}, p))) : null;
   }
 
   private placeMarkers(u: uPlot, markers: readonly Marker[]): void {

@@ -1,32 +1,42 @@
 // What a chart needs from the API: each stream's series (every page of them) and the
 // annotation events in its interval.
 import { ApiFailure, type Api } from '../api.js';
-import { linesOf, nextLink, streamQuery, type Line, type SpaceFilter } from './queries.js';
+import { linesOf, nextLink, streamName, streamQuery, type Line, type SpaceFilter } from './queries.js';
 import { RESOLUTIONS, type Interval } from './ranges.js';
 import type { AnnotationEvent, Chart, CompositeResponse, SeriesResponse } from '../types.js';
 
 /** A breakout over thousands of series is unreadable long before this many pages. */
 const MAX_PAGES = 20;
 
+/** What a chart draws: the lines of the streams that could be read, and why others could not. */
+export interface ChartData { lines: Line[]; problems: string[] }
+
+const resolutionUnavailable = (err: unknown): boolean =>
+  err instanceof ApiFailure && err.status === 400 && err.messages.some((m) => m.includes('resolution is unavailable'));
+
 /**
  * The chart's lines at the interval's resolution or, where the stored tiers no longer
  * reach back that far (a view of the past beyond a tier's retention, which the UI cannot
  * know), at the next coarser one that does.
  */
-export async function fetchLines(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<Line[]> {
+export async function fetchLines(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<ChartData> {
   for (const resolution of RESOLUTIONS.filter((r) => r >= interval.resolution)) {
     try {
       return await fetchAt(api, chart, { ...interval, resolution }, filter);
     } catch (err) {
-      const unavailable = err instanceof ApiFailure && err.status === 400 && err.messages.some((m) => m.includes('resolution is unavailable'));
-      if (!unavailable || resolution === RESOLUTIONS[RESOLUTIONS.length - 1]) throw err;
+      if (!resolutionUnavailable(err) || resolution === RESOLUTIONS[RESOLUTIONS.length - 1]) throw err;
     }
   }
   throw new Error('no resolution');
 }
 
-async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<Line[]> {
-  const perStream = await Promise.all(chart.streams.map(async (stream, i) => {
+/**
+ * Every stream's lines. A stream the API refuses does not take the others down: the chart
+ * draws what it can and says which stream failed; only when every stream fails is the
+ * chart an error (and a resolution no stream can have is asked for coarser).
+ */
+async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: SpaceFilter): Promise<ChartData> {
+  const perStream = await Promise.allSettled(chart.streams.map(async (stream, i) => {
     const q = streamQuery(stream, interval, filter);
     let answer = await api.get<SeriesResponse | CompositeResponse>(q.path, q.params);
     const lines = linesOf(stream, i, answer, interval.resolution);
@@ -36,7 +46,14 @@ async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: Space
     }
     return lines;
   }));
-  return perStream.flat();
+  const failures = perStream.flatMap((r, i) => (r.status === 'rejected' ? [{ stream: chart.streams[i]!, reason: r.reason as unknown }] : []));
+  const unavailable = failures.find((f) => resolutionUnavailable(f.reason));
+  if (unavailable) throw unavailable.reason;
+  if (failures.length && failures.length === perStream.length) throw failures[0]!.reason;
+  return {
+    lines: perStream.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])),
+    problems: failures.map((f) => `${streamName(f.stream)}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`),
+  };
 }
 
 export interface Marker { stream: string; event: AnnotationEvent }

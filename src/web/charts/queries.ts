@@ -24,6 +24,18 @@ export function effectiveTags(stream: Stream, filter: SpaceFilter): StreamTag[] 
 }
 
 /**
+ * What a persisted composite metric (a metric stream whose `type` the API answers as
+ * `composite`) is asked with besides the time: its definition selects and summarises, so
+ * the API refuses tags, group_by and summary_function for it, and takes the space filter
+ * for its "%" tags as `tags_search` clauses joined by `and` (one value per tag).
+ */
+function compositeSearch(stream: Stream, filter: SpaceFilter): string | undefined {
+  const clauses = effectiveTags(stream, filter).filter((t) => t.dynamic && t.values.length === 1 && t.values[0] !== '*')
+    .map((t) => `${t.name}="${t.values[0]}"`);
+  return clauses.length ? clauses.join(' and ') : undefined;
+}
+
+/**
  * The query for one stream over an interval. Grouping follows the stream: `grouped`
  * tags are the group_by; without any, `average`/`sum`/`min`/`max` fold every matching
  * series into one line (group_by `*`) and `breakout` draws each series.
@@ -32,6 +44,7 @@ export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFil
   const time = { start_time: interval.start, end_time: interval.end, resolution: interval.resolution };
   if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...time } };
   if (!stream.metric) throw new Error('a stream needs a metric or a composite');
+  if (stream.type === 'composite') return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params: { ...time, tags_search: compositeSearch(stream, filter) } };
   const params: Params = { ...time, summary_function: SUMMARY[stream.summary_function ?? 'average'] };
   const tags = effectiveTags(stream, filter);
   for (const tag of tags) {
@@ -64,6 +77,11 @@ function tagLabel(tags: Record<string, string>): string {
   return Object.entries(tags).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(' ');
 }
 
+/** What a stream is called on its chart: its display name, else its metric or composite. */
+export function streamName(stream: Stream, index?: number): string {
+  return stream.name || stream.metric || stream.composite || (index === undefined ? 'a stream' : `stream ${index + 1}`);
+}
+
 /**
  * The lines an answer draws, transformed for display: `x` is each value and `p` the
  * seconds each point covers (the resolution).
@@ -71,7 +89,7 @@ function tagLabel(tags: Record<string, string>): string {
 export function linesOf(stream: Stream, index: number, answer: SeriesResponse | CompositeResponse, resolution: number): Line[] {
   const series = Array.isArray(answer) ? answer : answer.series;
   const transform = stream.transform_function ? compileTransform(stream.transform_function) : null;
-  const base = stream.name || stream.metric || stream.composite || `stream ${index + 1}`;
+  const base = streamName(stream, index);
   return series.map((s) => {
     const label = tagLabel(s.tags);
     return {

@@ -27,9 +27,16 @@ export const explorerView: View = async (ctx) => {
   const chartBox = h('div', { class: 'explore-chart' });
   const status = h('div', { 'aria-live': 'polite' });
   let metric = q.get('metric') ?? '';
+  /** the picked metric's type (`composite` is queried differently); asked for when the address names the metric */
+  let metricType: string | undefined;
   let card: ChartCard | null = null;
 
+  /**
+   * A persisted composite metric's definition selects and summarises its series: the API
+   * takes none of the tags, grouping or summary for it, so its stream is the metric alone.
+   */
   const stream = (): Stream => {
+    if (metricType === 'composite') return { metric, type: metricType };
     const fn = group.value as GroupFunction;
     return {
       metric, summary_function: summary.value as ChartSummary,
@@ -47,6 +54,11 @@ export const explorerView: View = async (ctx) => {
     const mine = ++drawn;
     remember();
     if (!metric) { replace(chartBox, h('p', { class: 'muted' }, 'Pick a metric.')); return; }
+    if (metricType === undefined) {
+      const type = await ctx.api.get<Metric>(`v1/metrics/${encodeURIComponent(metric)}`).then((m) => m.type, () => 'gauge');
+      if (mine !== drawn) return; // a newer draw (of this or another metric) owns the page
+      metricType = type;
+    }
     const chart: Chart = { id: 0, name: metric, type: 'line', streams: [stream()] };
     const own = new ChartCard(chart);
     card?.destroy();
@@ -55,13 +67,13 @@ export const explorerView: View = async (ctx) => {
     replace(chartBox, own.element);
     const interval = pickerInterval(picker);
     try {
-      const lines = await fetchLines(ctx.api, chart, interval, {});
+      const data = await fetchLines(ctx.api, chart, interval, {});
       if (mine !== drawn) return; // a newer draw owns the page
-      own.show(lines, [], interval);
+      own.show(data, [], interval);
       own.element.dataset.state = 'ready';
       own.element.dataset.resolution = String(interval.resolution);
       if (!groupBy.value.trim()) {
-        const names = new Set(lines.flatMap((l) => Object.keys(l.tags)));
+        const names = new Set(data.lines.flatMap((l) => Object.keys(l.tags)));
         replace(tagNames, [...names].sort().map((n) => h('option', { value: n })));
       }
     } catch (err) {
@@ -80,7 +92,7 @@ export const explorerView: View = async (ctx) => {
     replace(results, page.metrics.length
       ? h('ul', { class: 'link-list' }, page.metrics.map((m) => h('li', {}, h('button', {
         type: 'button', class: `link metric-pick${m.name === metric ? ' selected' : ''}`, 'aria-pressed': m.name === metric ? 'true' : 'false',
-        onclick: () => { metric = m.name; void find(); void draw(); },
+        onclick: () => { metric = m.name; metricType = m.type; void find(); void draw(); },
       }, m.display_name || m.name))))
       : h('p', { class: 'muted' }, 'No metric matches.'),
     page.query.found > page.metrics.length ? h('p', { class: 'muted' }, `${page.query.found - page.metrics.length} more: narrow the search.`) : null);

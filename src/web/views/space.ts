@@ -80,8 +80,8 @@ export const spaceView: View = async (ctx) => {
       : Promise.resolve([]);
     await Promise.all(cards.map(async (card) => {
       try {
-        const lines = await fetchLines(ctx.api, card.chart, interval, filter);
-        card.show(lines, await markers, interval);
+        const data = await fetchLines(ctx.api, card.chart, interval, filter);
+        card.show(data, await markers, interval);
         card.element.dataset.state = 'ready';
       } catch (err) {
         card.showError(err instanceof Error ? err.message : String(err));
