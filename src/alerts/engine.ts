@@ -200,11 +200,21 @@ export class AlertEngine {
     if (alert) this.index(account, alert);
     else {
       // after any round in flight, which could remember the alert's data time again
-      void this.serial(() => {
+      void this.serial(async () => {
         this.lastData.delete(key);
-        return this.commit.write([this.states.del(account, id)]);
+        const s = this.states.peek(account, id);
+        // a deleted alert that was firing sends its clear, as one switched off does
+        const closing = old && s?.status === 'triggered' ? await this.outbox.prepare(account, old.alert.services, this.closing(account, old.alert, { ...s }, this.clock())) : null;
+        await this.commit.write([this.states.del(account, id), ...(closing?.ops ?? [])]);
+        if (closing) this.outbox.schedule(closing.entries);
       }).catch((err) => this.log.error({ err }, 'could not delete alert state'));
     }
+  }
+
+  /** The clear notification of a firing alert deleted or switched off (a user's doing: "manual"). */
+  private closing(account: number, alert: AlertRecord, s: AlertState, now: number): Notification {
+    Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'manual', violations: {} });
+    return alertNotification('clear', alert, this.accountEmail(account), s, now);
   }
 
   private index(account: number, alert: AlertRecord): void {
@@ -265,8 +275,12 @@ export class AlertEngine {
     const s: AlertState = structuredClone(before);
     let notifications: Notification[] = [];
     if (!alert.active || alert.conditions.length === 0) {
-      // an inactive alert never fires; one switched off while firing is ok again, silently
-      if (s.status === 'triggered') Object.assign(s, freshState(), { cleared_at: before.cleared_at });
+      // an inactive alert never fires; one switched off while firing is ok again, and its
+      // services hear so (an incident opened by its trigger must not stay open for good)
+      if (s.status === 'triggered') {
+        notifications = [this.closing(account, alert, s, now)];
+        Object.assign(s, freshState(), { cleared_at: now, cleared_by: 'manual' });
+      }
     } else {
       const trackingFrom = Math.max(alert.updated_at, s.manual_cleared_at ?? 0);
       let holds = true;

@@ -131,6 +131,25 @@ t.test('an edit that sends the conditions again without their ids keeps a firing
   t.equal((await x.s.get(`/v1/alerts/${id}/status`)).body.status, 'triggered');
 });
 
+t.test('a firing alert that is switched off or deleted sends its clear: the incident its trigger opened is closed', async (t) => {
+  const x = await setup(t);
+  const off = await x.alert({ name: 'off', conditions: [{ type: 'above', metric_name: 'close', threshold: 10 }] });
+  const gone = await x.alert({ name: 'gone', conditions: [{ type: 'above', metric_name: 'close', threshold: 10 }] });
+  await x.post('close', [[x.t0 + 10, 50]]);
+  await x.evaluate(x.t0 + 11);
+  const key = (name: string) => x.payloads().find((p) => p.alert.name === name && !p.clear)!.incident_key;
+  t.equal(x.payloads().length, 2);
+  t.equal((await x.s.request('PUT', `/v1/alerts/${off}`, { json: { active: false } })).status, 204);
+  await x.evaluate(x.t0 + 20);
+  t.match(x.payloads()[2], { alert: { name: 'off' }, clear: 'normal', incident_key: key('off') }, 'switched off');
+  t.equal((await x.s.get(`/v1/alerts/${off}/status`)).body.status, 'ok');
+  t.equal((await x.s.request('DELETE', `/v1/alerts/${gone}`)).status, 204);
+  await x.s.server.rt.alertEngine.idle();
+  t.match(x.payloads()[3], { alert: { name: 'gone' }, clear: 'normal', incident_key: key('gone') }, 'deleted');
+  await x.evaluate(x.t0 + 30);
+  t.equal(x.payloads().length, 4, 'once each');
+});
+
 t.test('absent: fires for a stream that reported and went quiet; clears when it reports again', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'quiet', conditions: [{ type: 'absent', metric_name: 'beat', duration: 60 }] });
