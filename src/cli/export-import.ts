@@ -1,13 +1,14 @@
 // `gaugeway export FILE` and `gaugeway import FILE`: definitions (cli/definitions.ts)
 // through the running service's admin socket, or on the data dir of a stopped one.
 import http from 'node:http';
+import { resolve } from 'node:path';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { GaugewayError } from '../errors.js';
 import { adminSocketPath } from '../admin-socket.js';
 import { parse, configOption } from './args.js';
-import { enterStoppedDataDir } from './data-dir.js';
+import { asDataDirOwner } from './data-dir.js';
 import { exportDefinitions, importDefinitions, type ImportReport } from './definitions.js';
 
 const EXPORT_USAGE = `usage:
@@ -36,12 +37,16 @@ function socketCall(config: Config, method: 'GET' | 'POST', body?: string): Prom
   });
 }
 
-/** Runs `fn` on a runtime over the stopped service's data dir. */
+/**
+ * Runs `fn` on a runtime over the stopped service's data dir (as its owner when run as
+ * root, and only while `fn` runs: the file an export writes is the CLI user's).
+ */
 async function offline<T>(config: Config, fn: (rt: Awaited<ReturnType<typeof import('../runtime.js').createRuntime>>) => Promise<T>): Promise<T> {
-  const location = enterStoppedDataDir(config);
   const [{ createLogger }, { createRuntime, closeRuntime }] = await Promise.all([import('../log.js'), import('../runtime.js')]);
-  const rt = await createRuntime(location === 'db' ? { ...config, data_dir: '.' } : config, createLogger('warn'));
-  try { return await fn(rt); } finally { await closeRuntime(rt); }
+  return asDataDirOwner(config, async (location) => {
+    const rt = await createRuntime(location === 'db' ? { ...config, data_dir: '.' } : config, createLogger('warn'));
+    try { return await fn(rt); } finally { await closeRuntime(rt); }
+  });
 }
 
 function configFrom(values: Record<string, unknown>): Config {
@@ -52,16 +57,18 @@ export async function exportCommand(args: string[], out: Out = console.log, err:
   const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' } }, EXPORT_USAGE);
   if (positionals.length !== 1) throw new GaugewayError('E_USAGE', EXPORT_USAGE);
   const config = configFrom(values);
+  // resolved now, against the operator's working directory
+  const file = positionals[0] === '-' ? '-' : resolve(positionals[0]!);
   const viaSocket = await socketCall(config, 'GET');
   const defs = viaSocket && viaSocket.status === 200 ? JSON.parse(viaSocket.text) : await offline(config, (rt) => exportDefinitions(rt));
   const text = JSON.stringify(defs, null, 2) + '\n';
-  if (positionals[0] === '-') out(text.trimEnd());
+  if (file === '-') out(text.trimEnd());
   else {
-    writeFileSync(positionals[0]!, text, { mode: 0o600 });
+    writeFileSync(file, text, { mode: 0o600 });
     const counts = (defs.accounts as { metrics: unknown[]; spaces: { charts: unknown[] }[] }[]).reduce(
       (n, a) => ({ metrics: n.metrics + a.metrics.length, spaces: n.spaces + a.spaces.length, charts: n.charts + a.spaces.reduce((c, s) => c + s.charts.length, 0) }),
       { metrics: 0, spaces: 0, charts: 0 });
-    err(`exported ${defs.accounts.length} accounts: ${counts.metrics} metrics, ${counts.spaces} spaces, ${counts.charts} charts to ${positionals[0]}`);
+    err(`exported ${defs.accounts.length} accounts: ${counts.metrics} metrics, ${counts.spaces} spaces, ${counts.charts} charts to ${file}`);
   }
   return 0;
 }

@@ -1,15 +1,31 @@
-// Root running backup on a stopped service whose data dir belongs to the
+// Root running backup and export on a stopped service whose data dir belongs to the
 // service user, as systemd's DynamicUser leaves it: the CLI opens the database as that
-// user, but writes the backup as root, where the operator asked.
+// user, but writes what the operator asked for as root, where the operator asked.
 import t, { type Test } from 'tap';
+import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, startServe } from '../helpers/cli.js';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, runCli, startServe, type CliResult } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 
 const NOBODY = 65534;
+const BIN = fileURLToPath(new URL('../../bin/gaugeway.js', import.meta.url));
 const skip = process.getuid?.() !== 0 && 'needs root: the CLI drops to the data dir owner only when run as root';
+
+/** `gaugeway ARGS` run in `cwd`, for relative paths. */
+function runCliIn(cwd: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
 
 function chownAll(dir: string): void {
   chownSync(dir, NOBODY, NOBODY);
@@ -67,6 +83,23 @@ t.test('root backs up a stopped service into a folder only root may write', { sk
   const restore = await runCli(['restore', backupDir, '--config', restored]);
   t.equal(restore.code, 0, restore.stderr);
   t.match(restore.stdout, new RegExp(`restored ${manifest.records} records`));
+});
+
+t.test('root exports a stopped service\'s definitions to the file it names, absolute or relative', { skip }, async (t) => {
+  const { config, data, operator } = await stoppedServiceOwnedByNobody(t);
+  const absolute = join(operator, 'defs.json');
+  const a = await runCli(['export', absolute, '--config', config]);
+  t.equal(a.code, 0, a.stderr);
+  t.match(a.stderr, `to ${absolute}`);
+  t.equal(statSync(absolute).uid, 0);
+  t.match(JSON.parse(readFileSync(absolute, 'utf8')), { accounts: [{ metrics: [{ name: 'disk.used', display_name: 'Disk used' }] }] });
+
+  const r = await runCliIn(operator, ['export', 'relative.json', '--config', config]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stderr, `to ${join(operator, 'relative.json')}`, 'the message names the file written');
+  t.ok(existsSync(join(operator, 'relative.json')), 'in the working directory');
+  t.notOk(existsSync(join(data, 'relative.json')), 'not in the data dir');
+  t.same([...owners(data)], [NOBODY], 'the data dir is still the service user\'s');
 });
 
 t.test('a backup that fails leaves no folder behind', async (t) => {
