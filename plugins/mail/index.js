@@ -121,6 +121,9 @@ export default {
       tls: c.ca_file ? { ca: readFileSync(String(c.ca_file)) } : undefined,
       connectionTimeout: ctx.timeoutMs, greetingTimeout: ctx.timeoutMs, socketTimeout: ctx.timeoutMs,
     });
+    // nodemailer takes no signal: closing the transport ends the exchange (sendMail rejects)
+    const abort = () => transport.close();
+    ctx.signal.addEventListener('abort', abort, { once: true });
     try {
       const lines = bodyLines(n, ctx.externalUrl);
       const info = await transport.sendMail({
@@ -132,6 +135,7 @@ export default {
       // every recipient, sendMail throws and the delivery fails)
       return refusedNote(info, recipients(settings.addresses).length);
     } finally {
+      ctx.signal.removeEventListener('abort', abort);
       transport.close();
     }
   },

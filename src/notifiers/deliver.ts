@@ -37,9 +37,16 @@ export interface DeliveryTarget {
 
 export async function deliverOnce(
   registry: PluginRegistry, target: DeliveryTarget, n: Notification,
-  opts: { timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger; pluginConfig: PluginConfig; policy: UrlPolicy },
+  opts: {
+    timeoutMs: number; idempotencyKey: string; externalUrl: string | null; log: Logger; pluginConfig: PluginConfig; policy: UrlPolicy;
+    /** aborts the attempt before its deadline (the outbox stopping) */
+    signal?: AbortSignal;
+  },
 ): Promise<DeliveryOutcome> {
   const started = performance.now();
+  // one deadline for the whole attempt, the answer's body included; a stop ends it sooner
+  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const loaded = registry.get(target.type);
   if (!loaded) return { status: 'failed', error: `no notification plugin delivers type "${target.type}"`, duration_ms: 0 };
   try {
@@ -51,18 +58,17 @@ export async function deliverOnce(
       if (problem) return { status: 'failed', error: `settings.${key} ${problem}`, duration_ms: Math.round(performance.now() - started) };
     }
     const checkUrl = (url: string) => policy.checkResolved(url);
-    // one deadline for the whole attempt, the answer's body included
-    const signal = AbortSignal.timeout(opts.timeoutMs);
     const post = async (url: string | URL, request: PostRequest) => {
       // a URL the plugin built itself gets the policy too (settings URLs pass it again: cheap)
       const problem = await policy.checkResolved(String(url));
       if (problem) throw new Error(`the URL ${problem}`);
       return postBounded(url, request, signal);
     };
-    const note = await loaded.plugin.send(n, target.settings, { ...ctx, config: pluginConfig[target.type] ?? {}, checkUrl, post });
+    const note = await loaded.plugin.send(n, target.settings, { ...ctx, signal, config: pluginConfig[target.type] ?? {}, checkUrl, post });
     return { status: 'sent', error: typeof note === 'string' && note ? note : null, duration_ms: Math.round(performance.now() - started) };
   } catch (err) {
-    const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : describe(err);
+    const why = deadline.aborted ? `no answer within ${opts.timeoutMs} ms`
+      : opts.signal?.aborted ? 'cut short: the service is stopping' : describe(err);
     return { status: 'failed', error: why, duration_ms: Math.round(performance.now() - started) };
   }
 }

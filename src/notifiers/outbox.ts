@@ -5,6 +5,7 @@
 // recorded as failed). Entries survive kill -9: a restart delivers what was pending. A
 // delivery that succeeded just before a crash may be repeated once after it: receivers
 // get the same idempotency key for every attempt at one notification.
+import { setMaxListeners } from 'node:events';
 import type { Store } from '../store/db.js';
 import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection, idKey } from '../store/collection.js';
@@ -35,8 +36,8 @@ export interface OutboxSettings {
 export type AttemptOutcome = DeliveryOutcome & { permanent?: boolean };
 
 export interface OutboxHooks {
-  /** one attempt (never throws) */
-  deliver(entry: OutboxEntry): Promise<AttemptOutcome>;
+  /** one attempt (never throws); `signal` aborts when the outbox stops: pass it on to the plugin */
+  deliver(entry: OutboxEntry, signal: AbortSignal): Promise<AttemptOutcome>;
   /** the attempt's outcome, for the service's delivery log */
   record(entry: OutboxEntry, outcome: AttemptOutcome): Promise<void>;
   /** counts: sent, failed (an attempt), retried, dropped */
@@ -76,6 +77,8 @@ export class Outbox {
   private readonly settled = new Map<number, Settled>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** aborted by stop: attempts in progress are cut short */
+  private readonly stopping = new AbortController();
 
   constructor(
     store: Store,
@@ -86,6 +89,8 @@ export class Outbox {
   ) {
     this.entries = new Collection<OutboxEntry>(store, 'outbox');
     this.ids = new Sequence(store, 'outbox');
+    // one listener per attempt in progress, one attempt per service: not a leak
+    setMaxListeners(0, this.stopping.signal);
   }
 
   get length(): number {
@@ -100,9 +105,14 @@ export class Outbox {
     this.wake();
   }
 
+  /**
+   * Cuts the attempts in progress short and leaves their entries for the next start (as a
+   * crash would): a receiver that hangs must not hold up the shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.stopping.abort();
     await Promise.allSettled([...this.running]);
   }
 
@@ -229,7 +239,9 @@ export class Outbox {
   private async attempt(e: OutboxEntry): Promise<void> {
     const settled = this.settled.get(e.id);
     if (settled) return this.finish(e, settled);
-    const outcome = await this.hooks.deliver(e);
+    const outcome = await this.deliverUntilStopped(e);
+    // cut short by stop: the entry stays as it is on disk, for the next start
+    if (outcome === null) return;
     const now = Date.now();
     e.attempts++;
     const done = outcome.status === 'sent' || outcome.permanent === true || now - e.created_at >= this.settings().maxAgeMs;
@@ -249,6 +261,22 @@ export class Outbox {
     await this.commit.write([this.entries.put(ACCOUNT, idKey(e.id), e)])
       .catch((err: unknown) => this.log.error({ err, service: e.service }, 'outbox could not save an entry\'s next retry'));
     this.hooks.count('retried');
+  }
+
+  /** The attempt's outcome, or null once stop aborts it (a hook that does not heed the signal is not waited for). */
+  private async deliverUntilStopped(e: OutboxEntry): Promise<AttemptOutcome | null> {
+    const signal = this.stopping.signal;
+    if (signal.aborted) return null;
+    let onAbort!: () => void;
+    const stopped = new Promise<null>((resolve) => {
+      onAbort = () => resolve(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.hooks.deliver(e, signal), stopped]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /**

@@ -46,6 +46,11 @@ export interface Notification {
 export interface DeliveryContext {
   /** give up after this long */
   timeoutMs: number;
+  /**
+   * aborted at the deadline (`timeoutMs`) or when the service stops: `post` heeds it; a
+   * plugin that makes its own requests must end them when it aborts
+   */
+  signal: AbortSignal;
   /** the same for every attempt at one notification: receivers can drop repeats */
   idempotencyKey: string;
   /** the public base URL (http.external_url) for links, or null */
