@@ -5,7 +5,8 @@ export interface Page { found: number; length: number; offset: number; total: nu
 export interface SpaceSummary { id: number; name: string }
 export interface Space extends SpaceSummary { charts: { id: number }[] }
 
-export interface StreamTag { name: string; values: string[]; grouped?: boolean; dynamic?: boolean }
+/** `values` may be left out (the API accepts that): the tag then matches every value. */
+export interface StreamTag { name: string; values?: string[]; grouped?: boolean; dynamic?: boolean }
 
 export type GroupFunction = 'average' | 'sum' | 'min' | 'max' | 'breakout';
 export type ChartSummary = 'average' | 'sum' | 'min' | 'max' | 'count';

@@ -49,4 +49,19 @@ if (h) {
     t.same([first.id, first.min, first.max, first.period, first.split_axis, first.summary_function], [before.streams[0].id, 0, 100, 60, true, 'max'], 'the rest of the stream kept');
     t.same(second, before.streams[1], 'the other stream untouched');
   });
+
+  t.test('a stream tag without values (the API accepts it) is drawn, edited and saved', async (t) => {
+    const before = await h.call('POST', chartPath, { name: 'tags without values', type: 'line', streams: [{ metric: 'cpu', tags: [{ name: 'region', grouped: true }] }] });
+    const { context, page } = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${spaceId}?refresh=0`);
+    await h.spaceReady(page);
+    const card = page.locator(`.chart-card[data-chart-id="${before.id}"]`);
+    t.not(await card.getAttribute('data-state'), 'error', await card.textContent() ?? '');
+    await context.close();
+    const after = await saveFromEditor(before.id, async (page) => {
+      t.equal(await page.locator('.stream-group-by').inputValue(), 'region', 'the editor shows the tag');
+    });
+    t.same(after.streams, before.streams, 'saved unchanged');
+  });
 }

@@ -37,6 +37,12 @@ t.test('a composite stream is a compose query', async (t) => {
   t.throws(() => streamQuery({}, HOUR));
 });
 
+t.test('a stream tag without values matches every value', async (t) => {
+  const q = streamQuery({ metric: 'cpu', tags: [{ name: 'region', grouped: true }, { name: 'host' }] }, HOUR);
+  t.same([q.params.group_by, q.params['tags[region][]'], q.params['tags[host][]']], ['region', undefined, undefined]);
+  t.same(streamTagText([{ name: 'region', grouped: true }, { name: 'host' }]), { filters: 'host=*', groupBy: 'region', dynamic: '' });
+});
+
 t.test('a persisted composite metric is asked for without tags, grouping or summary', async (t) => {
   const stream = { metric: 'cpu.total', type: 'composite', summary_function: 'max' as const, group_function: 'sum' as const, tags: [{ name: 'region', values: ['*'], dynamic: true }, { name: 'host', values: ['web-1'] }] };
   t.same(streamQuery(stream, HOUR), { path: 'v1/measurements/cpu.total', params: { start_time: 1000, end_time: 4600, resolution: 1, tags_search: undefined } });

@@ -3,6 +3,7 @@
 import { compileTransform } from '../../domain/transform.js';
 import type { Params } from '../api.js';
 import type { Interval } from './ranges.js';
+import { tagValues } from './tags.js';
 import type { ChartSummary, CompositeResponse, GroupFunction, Measurement, SeriesResponse, Stream, StreamTag } from '../types.js';
 
 export interface StreamQuery {
@@ -30,7 +31,7 @@ export function effectiveTags(stream: Stream, filter: SpaceFilter): StreamTag[] 
  * for its "%" tags as `tags_search` clauses joined by `and` (one value per tag).
  */
 function compositeSearch(stream: Stream, filter: SpaceFilter): string | undefined {
-  const clauses = effectiveTags(stream, filter).filter((t) => t.dynamic && t.values.length === 1 && t.values[0] !== '*')
+  const clauses = effectiveTags(stream, filter).map((t) => ({ ...t, values: tagValues(t) })).filter((t) => t.dynamic && t.values.length === 1 && t.values[0] !== '*')
     .map((t) => `${t.name}="${t.values[0]}"`);
   return clauses.length ? clauses.join(' and ') : undefined;
 }
@@ -48,7 +49,7 @@ export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFil
   const params: Params = { ...time, summary_function: SUMMARY[stream.summary_function ?? 'average'] };
   const tags = effectiveTags(stream, filter);
   for (const tag of tags) {
-    const values = tag.values.filter((v) => v !== '');
+    const values = tagValues(tag).filter((v) => v !== '');
     if (values.length && !(values.length === 1 && values[0] === '*')) params[`tags[${tag.name}][]`] = values;
   }
   const grouped = tags.filter((t) => t.grouped).map((t) => t.name);

@@ -7,7 +7,10 @@ export interface TagText { filters: string; groupBy: string; dynamic: string }
 
 const names = (text: string): string[] => text.split(',').map((n) => n.trim()).filter(Boolean);
 
-const matchesAll = (t: StreamTag): boolean => t.values.length === 1 && t.values[0] === '*';
+/** A tag's values: one without any (the API accepts that) matches every value. */
+export const tagValues = (t: StreamTag): string[] => (t.values?.length ? t.values : ['*']);
+
+const matchesAll = (t: StreamTag): boolean => tagValues(t).length === 1 && tagValues(t)[0] === '*';
 
 export function parseStreamTags(text: TagText): StreamTag[] {
   const tags = new Map<string, StreamTag>();
@@ -27,7 +30,7 @@ export function streamTagText(tags: readonly StreamTag[] | undefined): TagText {
   const list = tags ?? [];
   return {
     // a `*` tag that is grouped or dynamic is said by its name in those lists alone
-    filters: list.filter((t) => !((t.grouped || t.dynamic) && matchesAll(t))).map((t) => `${t.name}=${t.values.join('|')}`).join(', '),
+    filters: list.filter((t) => !((t.grouped || t.dynamic) && matchesAll(t))).map((t) => `${t.name}=${tagValues(t).join('|')}`).join(', '),
     groupBy: list.filter((t) => t.grouped).map((t) => t.name).join(', '),
     dynamic: list.filter((t) => t.dynamic).map((t) => t.name).join(', '),
   };

@@ -2,6 +2,7 @@
 // conditions in a line, and a link to the alert.
 import { h, notice, replace, formatTime } from '../dom.js';
 import { hashOf } from '../router.js';
+import { tagValues } from '../charts/tags.js';
 import type { Alert, AlertStatusList, Condition, Page } from '../types.js';
 import type { View } from './view.js';
 
@@ -23,7 +24,7 @@ export function stateBadge(s: { state: AlertState; since?: number }): HTMLElemen
 }
 
 export function describeCondition(c: Condition): string {
-  const tags = (c.tags ?? []).map((t) => `${t.name}=${t.values.join('|')}${t.grouped ? ' (each)' : ''}`).join(', ');
+  const tags = (c.tags ?? []).map((t) => `${t.name}=${tagValues(t).join('|')}${t.grouped ? ' (each)' : ''}`).join(', ');
   const what = `${c.metric_name}${tags ? ` {${tags}}` : ''}`;
   if (c.type === 'absent') return `${what} absent for ${c.duration} s`;
   return `${c.summary_function ?? 'average'} of ${what} ${c.type} ${c.threshold}${c.duration ? ` for ${c.duration} s` : ''}`;
