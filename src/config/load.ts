@@ -11,7 +11,7 @@ import type { Config } from './types.js';
 import { GaugewayError } from '../errors.js';
 import { expandDocument } from './expand.js';
 import { applyEnvironment } from './environment.js';
-import { describeAjvError, formatProblem, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
+import { describeAjvError, formatProblem, lineOf, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
 import { isRecord, resolvePathKeys, setPath } from './paths.js';
 import { crossKeyProblems } from './rules.js';
 import { scrapeJobs } from './scrape-files.js';
@@ -132,6 +132,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
     }
   } else if (!problems.length) {
     problems.push(...crossKeyProblems(data, doc.contents, lineCounter, file, origins));
+    problems.push(...listenPortProblems(data.http.listen, doc.contents, lineCounter, file, origins));
   }
   let scrape: Config['scrapeJobs'] = [];
   if (valid && !problems.length) {
@@ -145,6 +146,20 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
   // environment and flags are absolute already.
   resolvePathKeys(data, dirname(file));
   return finish(data, file, scrape);
+}
+
+/**
+ * The schema's pattern admits any five digits after the colon; a socket takes 0 to 65535,
+ * and serve would die on more with Node's own message instead of a file:line here.
+ */
+function listenPortProblems(listen: string, root: unknown, lc: LineCounter, file: string, origins: ValueOrigin[]): ConfigProblem[] {
+  const port = Number(/:([0-9]+)$/.exec(listen)![1]);
+  if (port <= 65535) return [];
+  const message = `port ${port} does not exist: use 1 to 65535 (or 0 for any free port)`;
+  const origin = origins.find((o) => o.path.join('.') === 'http.listen');
+  return [origin
+    ? { file: origin.label, line: 0, path: 'http.listen', message }
+    : { file, line: lineOf(root, ['http', 'listen'], lc), path: 'http.listen', message }];
 }
 
 /** The file's problems by line, then those from the environment and flags, as they came. */

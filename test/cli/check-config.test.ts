@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { generate } from 'selfsigned';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,18 @@ t.test('configured TLS files must be readable and belong together', async (t) =>
   writeFileSync(join(dir, 'certs', 'key.pem'), one!.private);
   const good = await runCli(['check-config', '--config', file]);
   t.equal(good.code, 0, good.stderr);
+});
+
+t.test('a listen port above 65535: check-config names the line, serve stops with the same problem', async (t) => {
+  const file = join(dir, 'port.yaml');
+  writeFileSync(file, 'http:\n  listen: 127.0.0.1:99999\ndata_dir: ./d99\n');
+  const check = await runCli(['check-config', '--config', file]);
+  t.equal(check.code, 1);
+  t.equal(check.stderr.trim(), `${file}:2: http.listen: port 99999 does not exist: use 1 to 65535 (or 0 for any free port)`);
+  const serve = await runCli(['serve', '--config', file, '--listen', '127.0.0.1:70000']);
+  t.equal(serve.code, 1);
+  t.equal(serve.stderr.trim(), 'gaugeway: --listen: http.listen: port 70000 does not exist: use 1 to 65535 (or 0 for any free port)');
+  t.notOk(existsSync(join(dir, 'd99')), 'nothing was created');
 });
 
 t.test('a missing file and unknown usage', async (t) => {

@@ -66,6 +66,13 @@ t.test('environment values: booleans, paths, and names that match no key', async
   t.same(problems('', {}, { listen: 'nonsense' }), ['--listen: http.listen: must match pattern "^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$"']);
 });
 
+t.test('a listen port above 65535 is refused where it was set', async (t) => {
+  t.same(problems('data_dir: ./d\nhttp:\n  listen: 127.0.0.1:99999\n'), ['/etc/gaugeway/config.yaml:3: http.listen: port 99999 does not exist: use 1 to 65535 (or 0 for any free port)']);
+  t.same(problems('', { GAUGEWAY_HTTP__LISTEN: '[::1]:65536' }), ['environment GAUGEWAY_HTTP__LISTEN: http.listen: port 65536 does not exist: use 1 to 65535 (or 0 for any free port)']);
+  t.same(problems('', {}, { listen: '127.0.0.1:70000' }), ['--listen: http.listen: port 70000 does not exist: use 1 to 65535 (or 0 for any free port)']);
+  t.equal(parseConfig('http:\n  listen: 127.0.0.1:65535\n', FILE, {}).http.port, 65535, 'the last port is one');
+});
+
 t.test('${VAR} forms inside values', async (t) => {
   const text = [
     'http:',
