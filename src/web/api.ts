@@ -1,7 +1,7 @@
 // The public /v1 API, as the UI uses it: basic auth with the session's e-mail and token,
 // JSON in and out, the spec's `errors` envelope turned into readable messages. The UI
 // has no private endpoints: everything it shows, a script could fetch the same way.
-import { touchSession, type Session } from './session.js';
+import type { Session } from './session.js';
 
 export class ApiFailure extends Error {
   constructor(readonly status: number, readonly messages: string[]) {
@@ -53,8 +53,11 @@ function utf8Base64(text: string): string {
 export class Api {
   private readonly auth: string;
 
-  /** `onUnauthorized` runs when a request made with this session is refused with 401. */
-  constructor(private readonly base: string, private readonly session: Session, private readonly onUnauthorized: () => void) {
+  /**
+   * `onUnauthorized` runs when a request made with this session is refused with 401;
+   * `mayUse` is asked before each request (a session that expired sends nothing more).
+   */
+  constructor(private readonly base: string, session: Session, private readonly onUnauthorized: () => void, private readonly mayUse: () => boolean = () => true) {
     this.auth = `Basic ${utf8Base64(`${session.email}:${session.token}`)}`;
   }
 
@@ -72,6 +75,7 @@ export class Api {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    if (!this.mayUse()) throw new ApiFailure(401, ['The session has ended: sign in again.']);
     const headers: Record<string, string> = { Authorization: this.auth, Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
@@ -88,7 +92,6 @@ export class Api {
       const messages = errorMessages(parsed);
       throw new ApiFailure(res.status, messages.length ? messages : [`${method} ${path.split('?')[0]} answered ${res.status}`]);
     }
-    touchSession(this.session);
     return parsed as T;
   }
 }

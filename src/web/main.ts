@@ -4,7 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { Api, apiBase } from './api.js';
 import { h, notice, replace } from './dom.js';
-import { currentSession, endSession } from './session.js';
+import { currentSession, endSession, touchSession, type Session } from './session.js';
 import { match, parseHash } from './router.js';
 import { renderSignIn, type SignInReason } from './views/signin.js';
 import type { Cleanup, View } from './views/view.js';
@@ -50,6 +50,23 @@ function signedOut(reason: SignInReason): void {
   render();
 }
 
+/**
+ * Whether the page may still use `session`: an open page asks before every request,
+ * auto-refresh included, so an expired session sends nothing more, ends, and says so.
+ */
+function mayUse(session: Session): boolean {
+  const state = currentSession();
+  if (state.kind === 'expired') signedOut('expired');
+  return state.kind === 'active' && state.session.email === session.email && state.session.token === session.token;
+}
+
+/** The person did something: their session is in use (or, idle too long, ends now). */
+function activity(): void {
+  const state = currentSession();
+  if (state.kind === 'active') touchSession(state.session);
+  else if (state.kind === 'expired') signedOut('expired');
+}
+
 async function render(): Promise<void> {
   leavePage();
   const mine = ++generation;
@@ -61,7 +78,9 @@ async function render(): Promise<void> {
     return;
   }
   const session = state.session;
-  const api = new Api(base, session, () => signedOut('revoked'));
+  // a navigation is the person's doing: activity
+  touchSession(session);
+  const api = new Api(base, session, () => signedOut('revoked'), () => mayUse(session));
   const route = parseHash(location.hash);
   if (!route.path.length) { location.replace('#/spaces'); return; }
   const section = route.path[0];
@@ -96,4 +115,8 @@ async function render(): Promise<void> {
 }
 
 window.addEventListener('hashchange', () => { void render(); });
+// what counts as use of the page (capture: before any handler acts on it)
+for (const type of ['pointerdown', 'keydown']) window.addEventListener(type, activity, { capture: true });
+// a page nobody touches and that makes no requests (no auto-refresh) ends on time too
+window.setInterval(() => { if (currentSession().kind === 'expired') signedOut('expired'); }, 60_000);
 void render();

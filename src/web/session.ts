@@ -1,11 +1,13 @@
 // The signed-in account: its e-mail and API token, in sessionStorage only (gone when the
 // tab closes; never in a URL, a cookie or localStorage). A session left idle for
-// IDLE_LIMIT_MS ends, so a token does not sit in a forgotten tab for days.
+// IDLE_LIMIT_MS ends, so a token does not sit in a forgotten tab for days. Idle means no
+// one used the page: a click, a key or a navigation counts, the requests a page makes by
+// itself (auto-refresh) do not, or a space left open would keep its session for ever.
 
 export interface Session {
   email: string;
   token: string;
-  /** ms since the epoch of the last request made with it */
+  /** ms since the epoch of the last activity of the person using it */
   lastUsed: number;
 }
 
