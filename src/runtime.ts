@@ -62,6 +62,8 @@ export interface Runtime {
   alerts: Alerts;
   /** evaluates alerts and sends their notifications */
   alertEngine: AlertEngine;
+  /** notifications decided and not yet delivered */
+  outbox: Outbox;
   /** the ingest pipeline tells the alert engine which metrics received points */
   stored: (account: number, metrics: Iterable<string>, newest: number) => void;
   /** the time-series engine: series, points, rollups */
@@ -139,7 +141,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   metrics.watchOutbox(() => outbox.length);
   const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, outbox, (account) => accounts.accountById(account)?.email ?? String(account), alertLog);
   const rt: Runtime = {
-    config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention,
+    config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention, outbox,
     spaces: new Spaces(store, commit, async (account, metric) => {
       const m = await catalog.get(account, metric);
       return m && { type: m.type, name: m.name };
@@ -174,11 +176,6 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     const p = params as { names: string[] };
     return { deleted: await catalog.deleteMany(account, p.names, progress) };
   });
-  retention.schedule();
-  // the outbox reads what is pending before any evaluation can queue more
-  await outbox.start();
-  await alertEngine.start();
-  alertEngine.schedule(config.alerts.check_schedule);
   // closers run last-registered first: the retention job stops before the engine closes
   rt.closers.push(() => rt.scanner.close());
   rt.closers.push((deadline) => engine.close(() => Date.now() >= deadline));
@@ -187,11 +184,26 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
   // first to stop: no evaluation reads the engine while it closes
   rt.closers.push(() => outbox.stop());
   rt.closers.push(() => alertEngine.stop());
-  await jobs.recover();
   metrics.watchScrape(() => rt.scrape.targets());
   // the first to stop: no scrape writes while the engine closes (jobs start with the server)
   rt.closers.push(() => rt.scrape.stop());
   return rt;
+}
+
+/**
+ * What only a serving process runs: the retention schedule, the alert engine and its
+ * deliveries, background jobs left by the last run. The CLI's tools (export, import,
+ * store compact) open a runtime without them: an export must not deliver the service's
+ * pending notifications or evaluate its alerts, nor an offline compaction resume a
+ * metric deletion.
+ */
+export async function startBackgroundWork(rt: Runtime): Promise<void> {
+  rt.retention.schedule();
+  // the outbox reads what is pending before any evaluation can queue more
+  await rt.outbox.start();
+  await rt.alertEngine.start();
+  rt.alertEngine.schedule(rt.config.alerts.check_schedule);
+  await rt.jobs.recover();
 }
 
 /** A scrape job's account: the one named, else the first account with an active admin token. */

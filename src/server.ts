@@ -6,7 +6,7 @@ import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config/types.js';
 import type { Logger } from './log.js';
-import { createRuntime, closeRuntime, type Runtime } from './runtime.js';
+import { createRuntime, closeRuntime, startBackgroundWork, type Runtime } from './runtime.js';
 import { holdRestartKeys, changedLiveKeys } from './config/reload-marks.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
@@ -42,6 +42,7 @@ export interface StartOptions {
 export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   const rt = await createRuntime(config, log);
   try {
+    await startBackgroundWork(rt);
     await ensureFirstAccount(rt);
     // only a serving process scrapes (not the CLI's tools), and only once the first account exists
     await rt.scrape.apply(config.scrapeJobs ?? []);
