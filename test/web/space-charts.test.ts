@@ -15,6 +15,7 @@ if (h) {
   await h.call('POST', '/v1/measurements', { measurements });
   await h.call('POST', '/v1/annotations/deploys', { title: 'recent', start_time: now - 1800 });
   await h.call('POST', '/v1/annotations/deploys', { title: 'two days ago', start_time: now - 2 * 86400 });
+  await h.call('POST', '/v1/annotations/incidents', { title: 'incident', start_time: now - 900 });
   await h.call('PUT', '/v1/metrics/lat.total', { type: 'composite', composite: 'sum(s("lat", "*"))' });
   const spaceId = (await h.call('POST', '/v1/spaces', { name: 'Charts' })).id as number;
   const chart = async (json: unknown) => (await h.call('POST', `/v1/spaces/${spaceId}/charts`, json)).id as number;
@@ -39,7 +40,7 @@ if (h) {
   };
 
   t.test('the x axis spans the range chosen, not the data: every event in it has its marker', async (t) => {
-    const { context, page, problems } = await openSpace('range=7d');
+    const { context, page, problems } = await openSpace('range=7d&ann=deploys');
     const marks = await markersOf(page, charts.lat);
     t.same(marks.map(([title]) => title), ['two days ago', 'recent'], 'the event before the data is marked too');
     const [old, recent] = marks.map(([, x]) => x);
@@ -50,7 +51,7 @@ if (h) {
   });
 
   t.test('a chart with one timestamp spans the hour chosen', async (t) => {
-    const { context, page } = await openSpace('range=1h');
+    const { context, page } = await openSpace('range=1h&ann=deploys');
     const marks = await markersOf(page, charts.disk);
     t.same(marks.map(([title]) => title), ['recent']);
     t.ok(Math.abs(marks[0]![1] - 0.5) < 0.02, `half an hour before the end of an hour: ${marks[0]![1]} of the width`);
@@ -97,6 +98,17 @@ if (h) {
     t.equal(await card.getAttribute('data-state'), 'ready');
     t.same(await legendOf(page, charts.mixed), [['lat', '5']], 'the working stream is drawn');
     t.equal(await card.locator('.chart-problems').textContent(), 'lat.broken: metric is broken');
+    await context.close();
+  });
+
+  t.test('a deleted annotation stream hides only its own markers', async (t) => {
+    const { context, page } = await openSpace('range=1h&ann=deploys,incidents');
+    t.same((await markersOf(page, charts.lat)).map(([title]) => title), ['recent', 'incident']);
+    await h.call('DELETE', '/v1/annotations/incidents');
+    const before = await h.roundsOf(page);
+    await page.selectOption('#picker-range', '3h');
+    await h.spaceReady(page, before + 1);
+    t.same((await markersOf(page, charts.lat)).map(([title]) => title), ['recent'], 'the other stream\'s marker is still drawn');
     await context.close();
   });
 }

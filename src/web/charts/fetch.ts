@@ -60,12 +60,14 @@ export interface Marker { stream: string; event: AnnotationEvent }
 
 interface AnnotationAnswer { name: string; display_name?: string | null; events: Record<string, AnnotationEvent[]>[] }
 
+/** The events of every stream that can be read: one deleted or refused stream hides only its own. */
 export async function fetchMarkers(api: Api, streams: readonly string[], interval: Interval): Promise<Marker[]> {
-  const answers = await Promise.all(streams.map((name) =>
+  const answers = await Promise.allSettled(streams.map((name) =>
     api.get<AnnotationAnswer>(`v1/annotations/${encodeURIComponent(name)}`, { start_time: interval.start, end_time: interval.end })));
   const markers: Marker[] = [];
-  for (const a of answers) {
-    for (const bySource of a.events) for (const events of Object.values(bySource)) for (const event of events) markers.push({ stream: a.display_name || a.name, event });
-  }
+  answers.forEach((a, i) => {
+    if (a.status === 'rejected') { console.warn(`annotations of ${streams[i]} not shown:`, a.reason); return; }
+    for (const bySource of a.value.events) for (const events of Object.values(bySource)) for (const event of events) markers.push({ stream: a.value.display_name || a.value.name, event });
+  });
   return markers.sort((x, y) => x.event.start_time - y.event.start_time);
 }
