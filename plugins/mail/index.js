@@ -130,6 +130,11 @@ export default {
         from: String(c.from), to: recipients(settings.addresses), subject: subject(n),
         text: lines.join('\n'), html: html(lines),
         headers: { 'X-Gaugeway-Idempotency-Key': ctx.idempotencyKey },
+      }).catch((err) => {
+        // a 5xx refusal of the recipients or the message is final: a retry gets it again.
+        // Connection and login failures are retried: the operator may fix notifications.mail
+        if (err.responseCode >= 500 && (err.code === 'EENVELOPE' || err.code === 'EMESSAGE')) err.permanent = true;
+        throw err;
       });
       // sent to the others: a delivery, with the refused ones noted (when the server refuses
       // every recipient, sendMail throws and the delivery fails)

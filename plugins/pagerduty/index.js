@@ -27,6 +27,17 @@ export function event(n, settings, externalUrl) {
   };
 }
 
+/**
+ * The error for an answer other than 2xx: permanent (not retried) for a redirect, which is
+ * never followed, and for a 4xx but 408 and 429, which a retry would only repeat.
+ * @param {number} status
+ * @param {string} message
+ */
+function failure(status, message) {
+  const permanent = status >= 300 && status < 500 && status !== 408 && status !== 429;
+  return Object.assign(new Error(message), { permanent });
+}
+
 /** @type {import('../../src/notifiers/plugin.js').NotificationPlugin} */
 export default {
   type: 'pagerduty',
@@ -39,6 +50,6 @@ export default {
     });
     const text = res.text;
     // 202 Accepted is PagerDuty's answer; 400 says what is wrong, 429 asks to retry later
-    if (res.status < 200 || res.status >= 300) throw new Error(`PagerDuty answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    if (res.status < 200 || res.status >= 300) throw failure(res.status, `PagerDuty answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   },
 };

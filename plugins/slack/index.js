@@ -35,6 +35,17 @@ export function message(n, externalUrl) {
   };
 }
 
+/**
+ * The error for an answer other than 2xx: permanent (not retried) for a redirect, which is
+ * never followed, and for a 4xx but 408 and 429, which a retry would only repeat.
+ * @param {number} status
+ * @param {string} message
+ */
+function failure(status, message) {
+  const permanent = status >= 300 && status < 500 && status !== 408 && status !== 429;
+  return Object.assign(new Error(message), { permanent });
+}
+
 /** @type {import('../../src/notifiers/plugin.js').NotificationPlugin} */
 export default {
   type: 'slack',
@@ -44,6 +55,6 @@ export default {
       body: JSON.stringify(message(n, ctx.externalUrl)),
     });
     const text = res.text;
-    if (res.status < 200 || res.status >= 300) throw new Error(`Slack answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    if (res.status < 200 || res.status >= 300) throw failure(res.status, `Slack answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   },
 };

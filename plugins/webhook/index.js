@@ -15,6 +15,17 @@ export function payload(n) {
   };
 }
 
+/**
+ * The error for an answer other than 2xx: permanent (not retried) for a redirect, which is
+ * never followed, and for a 4xx but 408 and 429, which a retry would only repeat.
+ * @param {number} status
+ * @param {string} message
+ */
+function failure(status, message) {
+  const permanent = status >= 300 && status < 500 && status !== 408 && status !== 429;
+  return Object.assign(new Error(message), { permanent });
+}
+
 /** @type {import('../../src/notifiers/plugin.js').NotificationPlugin} */
 export default {
   type: 'webhook',
@@ -31,6 +42,6 @@ export default {
       url.password = '';
     }
     const res = await ctx.post(url, { headers, body: new URLSearchParams({ payload: JSON.stringify(payload(n)) }).toString() });
-    if (res.status < 200 || res.status >= 300) throw new Error(`the webhook answered HTTP ${res.status}`);
+    if (res.status < 200 || res.status >= 300) throw failure(res.status, `the webhook answered HTTP ${res.status}`);
   },
 };

@@ -202,10 +202,11 @@ export const configSchema = {
           type: 'array', items: { type: 'string', minLength: 1 }, default: [], reload: 'restart',
           description: 'folders of notification plugins loaded besides the built-in plugins/ (one sub-folder a plugin)',
         },
-        timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, reload: 'live', description: 'a delivery that takes longer fails' },
+        // at most 10 s (reliability.md rule 8): a hanging receiver holds up its service's later notifications that long
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 10000, default: 10000, reload: 'live', description: 'a delivery that takes longer fails' },
         retry_initial_ms: {
-          type: 'integer', minimum: 100, maximum: 600000, default: 10000, reload: 'live',
-          description: 'a failed delivery is retried after about this long, each later retry twice as long (jittered, at most 10 minutes)',
+          type: 'integer', minimum: 100, maximum: 60000, default: 1000, reload: 'live',
+          description: 'a failed delivery is retried after about this long, each later retry twice as long (jittered, at most 60 seconds)',
         },
         outbound: {
           type: 'object', additionalProperties: false, default: {},

@@ -11,6 +11,8 @@ export interface DeliveryOutcome {
   /** why it failed; for a sent one, what went partly wrong (recipients refused), or null */
   error: string | null;
   duration_ms: number;
+  /** a failure no retry can mend (HTTP 4xx but 408 and 429, a redirect, an SMTP 5xx refusal): not retried */
+  permanent?: boolean;
 }
 
 /** Config sections by plugin type (`notifications.<type>` of the config file). */
@@ -69,7 +71,10 @@ export async function deliverOnce(
   } catch (err) {
     const why = deadline.aborted ? `no answer within ${opts.timeoutMs} ms`
       : opts.signal?.aborted ? 'cut short: the service is stopping' : describe(err);
-    return { status: 'failed', error: why, duration_ms: Math.round(performance.now() - started) };
+    const failed: DeliveryOutcome = { status: 'failed', error: why, duration_ms: Math.round(performance.now() - started) };
+    // the plugin's word: `permanent: true` on what it throws
+    if (err instanceof Error && Reflect.get(err, 'permanent') === true) failed.permanent = true;
+    return failed;
   }
 }
 

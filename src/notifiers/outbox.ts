@@ -32,8 +32,8 @@ export interface OutboxSettings {
   maxAgeMs: number;
 }
 
-/** `permanent`: no retry can succeed (the service is gone) */
-export type AttemptOutcome = DeliveryOutcome & { permanent?: boolean };
+/** An attempt's outcome; `permanent`: no retry can succeed (refused for good, or the service is gone) */
+export type AttemptOutcome = DeliveryOutcome;
 
 export interface OutboxHooks {
   /** one attempt (never throws); `signal` aborts when the outbox stops: pass it on to the plugin */
@@ -51,7 +51,8 @@ interface Settled {
   writeFailures: number;
 }
 
-const RETRY_CAP_MS = 10 * 60_000;
+/** Retries are at most this far apart (reliability.md rule 8: from 1 s, doubling, capped at 60 s). */
+const RETRY_CAP_MS = 60_000;
 /**
  * Notifications waiting for one service, at most. A receiver down for a day behind a
  * thousand firing alerts would otherwise gather ~10^5 entries in memory and on disk, more
@@ -248,8 +249,10 @@ export class Outbox {
     if (outcome.status === 'sent') this.hooks.count('sent');
     else this.hooks.count('failed');
     // the attempt is history whatever becomes of the entry; recorded first so that anyone
-    // who sees the entry leave the queue (or the dropped count rise) also finds its delivery
-    await this.hooks.record(e, outcome).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
+    // who sees the entry leave the queue (or the dropped count rise) also finds its delivery.
+    // Only what happened: whether it is retried is the outbox's business.
+    const attempt = { status: outcome.status, error: outcome.error, duration_ms: outcome.duration_ms };
+    await this.hooks.record(e, attempt).catch((err: unknown) => this.log.error({ err, service: e.service }, 'could not record a delivery'));
     if (done) {
       const ended = { outcome, writeFailures: 0 };
       this.settled.set(e.id, ended);
@@ -299,7 +302,8 @@ export class Outbox {
     const { outcome } = ended;
     if (outcome.status !== 'sent') {
       this.hooks.count('dropped');
-      this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error }, 'notification dropped after its last retry');
+      const why = outcome.permanent ? 'notification dropped: the failure is permanent, not retried' : 'notification dropped after its last retry';
+      this.log.warn({ service: e.service, alert: e.notification.alert.id, attempts: e.attempts, error: outcome.error, permanent: outcome.permanent === true }, why);
     }
   }
 

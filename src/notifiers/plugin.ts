@@ -82,7 +82,9 @@ export interface NotificationPlugin {
    */
   check?(settings: Record<string, unknown>): Record<string, string[]> | null;
   /**
-   * delivers one notification; throws (with a message worth showing) when it failed. May
+   * delivers one notification; throws (with a message worth showing) when it failed, an
+   * error with `permanent: true` when no retry can mend it (HTTP 4xx but 408 and 429, a
+   * redirect, an SMTP 5xx refusal): the outbox then drops it rather than retry. May
    * resolve to a note on what went partly wrong (mail: the recipients the server refused),
    * recorded as the delivery's error although the delivery counts as sent.
    */

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { listener } from '../helpers/listener.js';
 import { poll } from '../helpers/poll.js';
 
-const yaml = (maxAge = '1d') => `alerts:\n  check_schedule: "0 0 1 1 *"\nnotifications:\n  retry_initial_ms: 100\n  retry_max_age: ${maxAge}\n  timeout_ms: 60000`;
+const yaml = (maxAge = '1d') => `alerts:\n  check_schedule: "0 0 1 1 *"\nnotifications:\n  retry_initial_ms: 100\n  retry_max_age: ${maxAge}\n  timeout_ms: 10000`;
 
 async function fire(s: TestServer, services: number[]): Promise<void> {
   const t0 = Math.floor(Date.now() / 1000) + 5;

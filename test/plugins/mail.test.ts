@@ -135,5 +135,18 @@ t.test('recipients the SMTP server refuses: noted on a delivery that reached the
   const refused = await s.request('POST', `/v1/services/${none}/test`);
   t.equal(refused.body.status, 'failed');
   t.match(refused.body.error, /all recipients were rejected/);
+  t.equal(refused.body.permanent, true, 'a 5xx refusal of every recipient is not retried');
   t.equal(server.mails.length, 1, 'nothing sent');
+});
+
+t.test('a temporary SMTP refusal (4xx) is retried, not permanent', async (t) => {
+  const server = await smtp(t, {
+    secure: false, hideSTARTTLS: true,
+    onRcptTo(_address, _session, cb) { cb(Object.assign(new Error('try again later'), { responseCode: 451 })); },
+  });
+  const s = await gaugeway(t, `    host: 127.0.0.1\n    port: ${server.port}\n    starttls: never`);
+  const id = await mailService(s);
+  const r = await s.request('POST', `/v1/services/${id}/test`);
+  t.equal(r.body.status, 'failed');
+  t.notOk(r.body.permanent);
 });
