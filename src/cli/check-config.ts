@@ -1,6 +1,7 @@
 // `gaugeway check-config`: validate a config file offline, print every problem as
 // `file:line: path: message`, exit 1 if there is any.
-import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { ConfigError, formatProblem, loadConfig, type ConfigProblem } from '../config/load.js';
 import type { Config } from '../config/types.js';
@@ -8,17 +9,18 @@ import { parse, configOption } from './args.js';
 
 const USAGE = `usage:
   gaugeway check-config [--config FILE] [--print]
-    checks the config file (the one serve would use, or FILE) and its TLS files; prints
-    each problem as file:line: key: message and exits 1 if there is any. --print writes
-    the complete configuration, defaults filled in, as JSON on standard output (the OK
-    line goes to standard error then, so \`| jq\` works).`;
+    checks the config file (the one serve would use, or FILE), its TLS files, plugin
+    folders and mail CA file; prints each problem as file:line: key: message and exits
+    1 if there is any. --print writes the complete configuration, defaults filled in,
+    as JSON on standard output (the OK line goes to standard error then, so \`| jq\`
+    works).`;
 
 export function checkConfig(args: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): number {
   const { values } = parse(args, { ...configOption, print: { type: 'boolean' } }, USAGE);
   try {
     const config = loadConfig({ file: values.config as string | undefined });
-    const tlsProblem = checkTlsFiles(config);
-    if (tlsProblem) { err(formatProblem(tlsProblem)); return 1; }
+    const fileProblems = [checkTlsFiles(config), ...checkNotificationFiles(config)].filter((p): p is ConfigProblem => p !== null);
+    if (fileProblems.length) { for (const p of fileProblems) err(formatProblem(p)); return 1; }
     // with --print, standard output is only the JSON, for `| jq`
     if (values.print) {
       err(`${config.source ?? 'embedded default'}: OK`);
@@ -48,5 +50,44 @@ function checkTlsFiles(config: Config): ConfigProblem | null {
     return null;
   } catch (e) {
     return { file: config.source ?? 'config', line: 0, path: 'tls', message: `cannot use ${cert_file} with ${key_file}: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * serve refuses to start without every plugin folder, and mail fails only when it is
+ * sent without its CA file (a reload applies ca_file without reading it): both are
+ * checked here so that an install's check and `systemctl reload` catch them.
+ */
+function checkNotificationFiles(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const problem = (path: string, message: string) => problems.push({ file: config.source ?? 'config', line: 0, path, message });
+  config.notifications.plugin_dirs.forEach((dir, i) => {
+    try {
+      if (!statSync(dir).isDirectory()) problem(`notifications.plugin_dirs[${i}]`, `${dir} is not a folder`);
+      else readdirSync(dir);
+    } catch (e) {
+      problem(`notifications.plugin_dirs[${i}]`, `cannot read the plugin folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  });
+  const ca = config.notifications.mail.ca_file;
+  if (ca) {
+    const caProblem = certificateProblem(ca);
+    if (caProblem) problem('notifications.mail.ca_file', caProblem);
+  }
+  return problems;
+}
+
+function certificateProblem(file: string): string | null {
+  let pem: Buffer;
+  try {
+    pem = readFileSync(file);
+  } catch (e) {
+    return `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  try {
+    new X509Certificate(pem);
+    return null;
+  } catch {
+    return `${file} holds no PEM certificate`;
   }
 }

@@ -77,6 +77,28 @@ t.test('a listen port above 65535: check-config names the line, serve stops with
   t.notOk(existsSync(join(dir, 'd99')), 'nothing was created');
 });
 
+t.test('plugin folders must exist and the mail CA file must hold a certificate, as serve and mail need them', async (t) => {
+  const file = join(dir, 'notify.yaml');
+  writeFileSync(file, 'notifications:\n  mail:\n    ca_file: nosuch-ca.pem\n  plugin_dirs: [plug]\n');
+  const missing = await runCli(['check-config', '--config', file]);
+  t.equal(missing.code, 1);
+  t.same(missing.stderr.trim().split('\n'), [
+    `${file}: notifications.plugin_dirs[0]: cannot read the plugin folder ${join(dir, 'plug')}: ENOENT`,
+    `${file}: notifications.mail.ca_file: cannot read ${join(dir, 'nosuch-ca.pem')}: ENOENT`,
+  ]);
+
+  mkdirSync(join(dir, 'plug'));
+  writeFileSync(join(dir, 'nosuch-ca.pem'), 'not a certificate\n');
+  const notPem = await runCli(['check-config', '--config', file]);
+  t.equal(notPem.code, 1);
+  t.equal(notPem.stderr.trim(), `${file}: notifications.mail.ca_file: ${join(dir, 'nosuch-ca.pem')} holds no PEM certificate`);
+
+  const ca = await generate([{ name: 'commonName', value: 'mail CA' }], { keyType: 'ec', curve: 'P-256' } as never);
+  writeFileSync(join(dir, 'nosuch-ca.pem'), ca.cert);
+  const good = await runCli(['check-config', '--config', file]);
+  t.equal(good.code, 0, good.stderr);
+});
+
 t.test('a missing file and unknown usage', async (t) => {
   const r = await runCli(['check-config', '--config', join(dir, 'nope.yaml')]);
   t.equal(r.code, 1);
