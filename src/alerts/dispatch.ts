@@ -19,19 +19,19 @@ export function deliveryHooks(
   count: OutboxHooks['count'],
 ): OutboxHooks {
   return {
-    async deliver(e: OutboxEntry): Promise<AttemptOutcome> {
+    async deliver(e: OutboxEntry, signal: AbortSignal): Promise<AttemptOutcome> {
       const service = await services.get(e.account, e.service).catch(() => null);
       if (!service) return { status: 'failed', error: 'the service was deleted', duration_ms: 0, permanent: true };
       const { timeoutMs, externalUrl, pluginConfig, policy } = settings();
       const n = e.notification;
       const outcome = await deliverOnce(plugins, service, n, {
-        timeoutMs, externalUrl, log, pluginConfig, policy, idempotencyKey: `gaugeway-${e.account}-${e.id}`,
+        timeoutMs, externalUrl, log, pluginConfig, policy, signal, idempotencyKey: `gaugeway-${e.account}-${e.id}`,
       });
       if (outcome.status === 'failed') log.warn({ alert: n.alert.id, service: e.service, attempt: e.attempts + 1, error: outcome.error }, 'alert notification failed');
       return outcome;
     },
     async record(e: OutboxEntry, outcome: AttemptOutcome): Promise<void> {
-      if (outcome.permanent) return;
+      // (a deleted service's attempt finds no record to add to: recordDelivery skips it)
       await services.recordDelivery(e.account, e.service, { time: Date.now(), kind: e.notification.kind, ...outcome });
     },
     count,
