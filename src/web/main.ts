@@ -5,7 +5,7 @@ import './styles.css';
 import { Api, apiBase } from './api.js';
 import { h, notice, replace } from './dom.js';
 import { currentSession, endSession, touchSession, type Session } from './session.js';
-import { match, parseHash } from './router.js';
+import { match, parseHash, type Route } from './router.js';
 import { renderSignIn, type SignInReason } from './views/signin.js';
 import type { Cleanup, View } from './views/view.js';
 import { spacesView } from './views/spaces.js';
@@ -26,6 +26,15 @@ const ROUTES: [pattern: string, view: View][] = [
   ['alerts/:id', alertView],
   ['services/:id', serviceView],
 ];
+
+/** The view a route draws, with its `:` parameters; null when no page has that path. */
+function pageOf(route: Route): { view: View; params: Record<string, string> } | null {
+  for (const [pattern, view] of ROUTES) {
+    const params = match(pattern, route.path);
+    if (params) return { view, params };
+  }
+  return null;
+}
 
 const NAV: [hash: string, label: string, section: string][] = [['#/spaces', 'Spaces', 'spaces'], ['#/metrics', 'Metrics', 'metrics'], ['#/alerts', 'Alerts', 'alerts']];
 
@@ -82,36 +91,35 @@ async function render(): Promise<void> {
   touchSession(session);
   const api = new Api(base, session, () => signedOut('revoked'), () => mayUse(session));
   const route = parseHash(location.hash);
-  if (!route.path.length) { location.replace('#/spaces'); return; }
-  const section = route.path[0];
+  if (route && !route.path.length) { location.replace('#/spaces'); return; }
+  const section = route?.path[0];
   replace(nav,
     h('span', { class: 'brand' }, 'Gaugeway'),
     h('ul', {}, NAV.map(([hash, label, key]) => h('li', {}, h('a', { href: hash, 'aria-current': key === section ? 'page' : null }, label)))),
     h('span', { class: 'account', title: 'signed in as' }, session.email),
     h('button', { type: 'button', class: 'link', onclick: () => signedOut('signed-out') }, 'Sign out'));
-  for (const [pattern, view] of ROUTES) {
-    const params = match(pattern, route.path);
-    if (!params) continue;
-    // each page draws into its own element: one still loading when the next starts
-    // draws into a detached element, never over its successor
-    const page = h('div', { class: 'page' }, h('p', { class: 'muted loading' }, 'Loading…'));
-    replace(main, page);
-    try {
-      const done = await view({
-        api, main: page, params, query: route.query, email: session.email,
-        navigate: (hash) => { location.hash = hash; },
-        // replaceState fires no hashchange: the page stays as it is
-        remember: (hash) => { history.replaceState(null, '', hash); },
-        setTitle: (title) => { document.title = `${title} · Gaugeway`; },
-      });
-      if (mine === generation) cleanup = done;
-      else done?.();
-    } catch (err) {
-      if (mine === generation) replace(page, notice('error', err instanceof Error ? err.message : String(err)));
-    }
+  const found = route && pageOf(route);
+  if (!route || !found) {
+    replace(main, notice('error', 'No such page.'), h('p', {}, h('a', { href: '#/spaces' }, 'Go to the spaces')));
     return;
   }
-  replace(main, notice('error', 'No such page.'), h('p', {}, h('a', { href: '#/spaces' }, 'Go to the spaces')));
+  // each page draws into its own element: one still loading when the next starts
+  // draws into a detached element, never over its successor
+  const page = h('div', { class: 'page' }, h('p', { class: 'muted loading' }, 'Loading…'));
+  replace(main, page);
+  try {
+    const done = await found.view({
+      api, main: page, params: found.params, query: route.query, email: session.email,
+      navigate: (hash) => { location.hash = hash; },
+      // replaceState fires no hashchange: the page stays as it is
+      remember: (hash) => { history.replaceState(null, '', hash); },
+      setTitle: (title) => { document.title = `${title} · Gaugeway`; },
+    });
+    if (mine === generation) cleanup = done;
+    else done?.();
+  } catch (err) {
+    if (mine === generation) replace(page, notice('error', err instanceof Error ? err.message : String(err)));
+  }
 }
 
 window.addEventListener('hashchange', () => { void render(); });

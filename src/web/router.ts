@@ -4,10 +4,16 @@
 
 export interface Route { path: string[]; query: URLSearchParams }
 
-export function parseHash(hash: string): Route {
+/** The route of a hash, or null when a part of its path is not valid percent-encoding (no page has it). */
+export function parseHash(hash: string): Route | null {
   const text = hash.replace(/^#\/?/, '');
   const q = text.indexOf('?');
-  const path = (q < 0 ? text : text.slice(0, q)).split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  let path: string[];
+  try {
+    path = (q < 0 ? text : text.slice(0, q)).split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  } catch {
+    return null;
+  }
   return { path, query: new URLSearchParams(q < 0 ? '' : text.slice(q + 1)) };
 }
 

@@ -118,7 +118,8 @@ t.test('values and thresholds', async (t) => {
 
 t.test('hash routes', async (t) => {
   t.same(parseHash('#/spaces/12?range=6h'), { path: ['spaces', '12'], query: new URLSearchParams('range=6h') });
-  t.same(parseHash('').path, []);
+  t.same(parseHash('')?.path, []);
+  t.equal(parseHash('#/spaces/%E0%A4%A'), null, 'a malformed escape is no route');
   t.same(match('spaces/:id', ['spaces', '12']), { id: '12' });
   t.equal(match('spaces/:id', ['spaces']), null);
   t.equal(match('spaces/:id/charts/new', ['spaces', '1', 'charts', '2']), null);
