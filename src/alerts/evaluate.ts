@@ -3,8 +3,8 @@
 // `violating`, `ok`, or has `nodata` (nothing to judge by: its earlier verdict stands).
 //   above / below, no duration: the latest point received since tracking began decides.
 //   above / below, with duration: the latest point violates, and so has every point back
-//     to one at least `duration` old (the run began at or before now - duration, and
-//     after tracking began: the spec's "tracking starts with samples received after
+//     to one at least `duration` older than it (the violating run spans the duration, and
+//     began after tracking began: the spec's "tracking starts with samples received after
 //     creation or update").
 //   absent: a stream that reported (since tracking began, or within `duration` before)
 //     and has no point in the last `duration` seconds.
@@ -60,7 +60,9 @@ export function thresholdVerdict(c: ConditionRecord, p: Points, now: number, tra
   if (c.duration === null) return { kind: 'violating', value: v[last]!, recorded_at: t[last]! };
   let first = last;
   while (first > 0 && t[first - 1]! >= trackingFrom && violates(c, v[first - 1]!)) first--;
-  if (t[first]! > now - c.duration) return { kind: 'ok' }; // not violating for long enough yet
+  // not violating for long enough yet: the violating points must span the duration, so a
+  // lone point (or a short run) followed by silence is never taken for a whole duration
+  if (t[first]! > t[last]! - c.duration) return { kind: 'ok' };
   return { kind: 'violating', value: v[last]!, recorded_at: t[last]!, count: last - first + 1, begin: t[first]!, end: t[last]! };
 }
 

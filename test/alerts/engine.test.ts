@@ -43,6 +43,19 @@ t.test('above with a duration, per stream: trigger (the Librato payload), rearm,
   t.same(deliveries.map((d: { kind: string; status: string }) => [d.kind, d.status]), [['clear', 'sent'], ['trigger', 'sent']], 'each delivery recorded with the service');
 });
 
+t.test('a duration is met by violating points that span it, not by one point followed by silence', async (t) => {
+  const x = await setup(t);
+  await x.alert({ name: 'lone', conditions: [{ type: 'above', metric_name: 'lone', threshold: 10, duration: 60 }] });
+  await x.alert({ name: 'short', conditions: [{ type: 'above', metric_name: 'short', threshold: 10, duration: 60 }] });
+  await x.post('lone', [[x.t0 + 10, 50]]);
+  await x.post('short', [[x.t0 + 10, 50], [x.t0 + 40, 50]]);
+  await x.evaluate(x.t0 + 300);
+  t.same(x.payloads(), [], 'one point, and a run of 30 s, then nothing: no 60 s of violation');
+  await x.post('lone', [[x.t0 + 70, 50]]);
+  await x.evaluate(x.t0 + 301);
+  t.same(x.payloads().map((p) => p.alert.name), ['lone'], 'a second point 60 s after the first: the duration is met');
+});
+
 t.test('rearm_seconds repeats a notification while the alert keeps firing', async (t) => {
   const x = await setup(t);
   await x.alert({ name: 'r', rearm_seconds: 60, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 1 }] });
