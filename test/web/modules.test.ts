@@ -5,6 +5,7 @@ import { align, fillGaps, linesOf, nextLink, stack, streamQuery, effectiveTags }
 import { intervalOf, rangeByKey, resolutionFor, resolutionsFor, RANGES } from '../../src/web/charts/ranges.js';
 import { parseStreamTags, streamTagText } from '../../src/web/charts/tags.js';
 import { formatValue, thresholdColour } from '../../src/web/charts/format.js';
+import { yAxes } from '../../src/web/charts/axes.js';
 import { hashOf, match, parseHash } from '../../src/web/router.js';
 import { apiBase, errorMessages, queryString } from '../../src/web/api.js';
 import { alertState, describeCondition } from '../../src/web/views/alerts.js';
@@ -103,6 +104,15 @@ t.test('tag text round-trips into stream tags', async (t) => {
   ]);
   t.same(streamTagText(tags), { filters: 'region=us-*|eu-*, host=web-1', groupBy: 'region, zone', dynamic: 'host, dc' });
   t.same(parseStreamTags({ filters: 'a=1, b=2', groupBy: '', dynamic: 'a' }).map((x) => [x.name, x.dynamic ?? false]), [['a', true], ['b', false]], 'only the tags named are dynamic');
+});
+
+t.test('each y axis is labelled with its own units', async (t) => {
+  const line = (stream: number) => ({ label: '', tags: {}, stream, points: [] });
+  const chart = { id: 1, name: 'two units', type: 'line' as const, streams: [{ metric: 'cpu' }, { metric: 'requests', units_long: 'req/s' }] };
+  t.same(yAxes(chart, [line(0), line(1)]), { lineScales: ['y', 'u:req/s'], axes: [{ scale: 'y', label: undefined }, { scale: 'u:req/s', label: 'req/s' }] }, 'the left axis has no units, not the right one\'s');
+  t.equal(yAxes({ ...chart, label: 'load' }, [line(0), line(1)]).axes[0]!.label, 'load', 'the chart\'s label on the left');
+  const three = { ...chart, streams: [{ metric: 'a', units_long: '%' }, { metric: 'b' }, { metric: 'c', units_long: 'ms' }] };
+  t.same(yAxes(three, [line(0), line(1), line(2)]), { lineScales: ['u:%', 'y', 'y'], axes: [{ scale: 'u:%', label: '%' }, { scale: 'y', label: undefined }] }, 'a third units value shares the right axis');
 });
 
 t.test('values and thresholds', async (t) => {

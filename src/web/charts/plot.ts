@@ -1,9 +1,9 @@
-// Line and stacked charts on uPlot: one y scale per distinct `units_long` (the spec:
-// streams sharing it share an axis; the second gets the right side), annotation markers
+// Line and stacked charts on uPlot: the y axes of axes.ts, annotation markers
 // drawn as vertical lines, the hovered point's values handed to the legend.
 import uPlot from 'uplot';
 import { align, fillGaps, stack, type Line } from './queries.js';
 import { formatValue } from './format.js';
+import { yAxes } from './axes.js';
 import type { Chart } from '../types.js';
 
 export interface PlotTheme { text: string; grid: string; marker: string }
@@ -31,25 +31,18 @@ export interface Plot {
   destroy(): void;
 }
 
-function scaleOf(units: string | undefined, scales: string[]): string {
-  const key = units ? `u:${units}` : 'y';
-  if (!scales.includes(key)) scales.push(key);
-  return scales.length > 2 && scales.indexOf(key) >= 2 ? scales[1]! : key;
-}
-
 export function drawPlot(target: HTMLElement, width: number, height: number, input: PlotInput): Plot {
   const { chart, lines, colours, theme } = input;
   const [times, ...sampled] = align(lines);
   const columns = sampled.map((column) => fillGaps(times, column));
   const stacked = chart.type === 'stacked';
   const drawn = stacked ? stack(columns) : columns;
-  const scales: string[] = [];
-  const scaleKeys = lines.map((l) => scaleOf(chart.streams[l.stream]?.units_long, scales));
+  const { lineScales, axes: yAxisList } = yAxes(chart, lines);
   const series: uPlot.Series[] = [{}];
   lines.forEach((l, i) => {
     series.push({
       label: l.label,
-      scale: scaleKeys[i],
+      scale: lineScales[i],
       stroke: colours[i],
       width: 1.5,
       fill: stacked ? `${colours[i]}44` : undefined,
@@ -63,9 +56,7 @@ export function drawPlot(target: HTMLElement, width: number, height: number, inp
     values: (_u, ticks) => ticks.map((t) => formatValue(t)), size: 56,
   });
   const axes: uPlot.Axis[] = [{ stroke: theme.text, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid } }];
-  const firstScale = scales[0] ?? 'y';
-  axes.push(axis(firstScale, 3, chart.label ?? chart.streams.find((s) => s.units_long)?.units_long));
-  if (scales[1]) axes.push(axis(scales[1], 1, scales[1].slice(2)));
+  yAxisList.forEach((y, i) => axes.push(axis(y.scale, i === 0 ? 3 : 1, y.label)));
   // a tenth of the span above and below (so flat lines do not sit on the frame), unless
   // the chart fixes its bounds; stacked areas start at zero
   const range = (min: number, max: number): uPlot.Range.MinMax => {
@@ -77,7 +68,7 @@ export function drawPlot(target: HTMLElement, width: number, height: number, inp
   // the x axis spans the chosen range, not the data's extent: charts of a space share one
   // time axis, and markers of events without data around them still have their place
   const scaleOpts: uPlot.Scales = { x: { time: true, range: () => [input.span.start, input.span.end] } };
-  for (const key of scales.length ? scales : ['y']) scaleOpts[key] = { range: (_u, min, max) => range(min, max) };
+  for (const y of yAxisList) scaleOpts[y.scale] = { range: (_u, min, max) => range(min, max) };
   const opts: uPlot.Options = {
     width, height, series, axes, bands, scales: scaleOpts,
     legend: { show: false },
