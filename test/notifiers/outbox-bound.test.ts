@@ -6,15 +6,10 @@ import t from 'tap';
 import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { MAX_PENDING_PER_SERVICE, Outbox, type AttemptOutcome, type OutboxEntry, type OutboxHooks } from '../../src/notifiers/outbox.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 import { poll } from '../helpers/poll.js';
-
-const notification = (alert: number): Notification => ({
-  kind: 'trigger', alert: { id: alert, name: `a${alert}`, description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-  time: 0, incident_key: `k${alert}`, conditions: [], violations: {}, triggered_by_user_test: false,
-});
 
 t.test('past the bound the oldest waiting entries of a service are dropped, the one under way and other services kept', async (t) => {
   const dir = tempDir(t);
@@ -40,7 +35,7 @@ t.test('past the bound the oldest waiting entries of a service are dropped, the 
   const outbox = new Outbox(store, commit, hooks, () => ({ retryInitialMs: 60_000, maxAgeMs: 86_400_000 }), createLogger('silent'));
   const extra = 5;
   for (let alert = 1; alert <= MAX_PENDING_PER_SERVICE + extra; alert++) {
-    const { ops, entries } = await outbox.prepare(1, alert === 1 ? [7, 8] : [7], notification(alert));
+    const { ops, entries } = await outbox.prepare(1, alert === 1 ? [7, 8] : [7], sampleNotification(alert));
     await commit.write(ops);
     outbox.schedule(entries);
     if (alert === 1) await poll(async () => (attempted.length === 2 ? true : undefined)); // alert 1 to service 7 is under way

@@ -8,7 +8,7 @@ import { poll } from '../helpers/poll.js';
 import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Outbox, type AttemptOutcome, type OutboxHooks } from '../../src/notifiers/outbox.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -51,10 +51,7 @@ t.test('a backlog gathered while the receiver was down goes out in id order', as
   };
   const outbox = new Outbox(store, commit, hooks, () => ({ retryInitialMs: 100, maxAgeMs: 86_400_000 }), createLogger('silent'));
   t.teardown(() => outbox.stop());
-  const n = (alert: number): Notification => ({
-    kind: 'trigger', alert: { id: alert, name: `a${alert}`, description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-    time: 0, incident_key: `k${alert}`, conditions: [], violations: {}, triggered_by_user_test: false,
-  });
+  const n = sampleNotification;
   for (let alert = 1; alert <= 8; alert++) {
     const { ops, entries } = await outbox.prepare(1, [7], n(alert));
     await commit.write(ops);

@@ -5,15 +5,12 @@ import t, { type Test } from 'tap';
 import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Outbox, type AttemptOutcome, type OutboxHooks, type OutboxSettings } from '../../src/notifiers/outbox.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 import { poll } from '../helpers/poll.js';
 
-const notification: Notification = {
-  kind: 'trigger', alert: { id: 1, name: 'a', description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-  time: 0, incident_key: 'k', conditions: [], violations: {}, triggered_by_user_test: false,
-};
+const notification = sampleNotification();
 
 /** An outbox on a fresh store with one notification to service 7 scheduled. */
 async function scheduled(t: Test, hooks: OutboxHooks, settings: OutboxSettings): Promise<Outbox> {

@@ -5,15 +5,12 @@ import { Store } from '../../src/store/db.js';
 import { CommitQueue, DISK_FULL } from '../../src/store/commit.js';
 import { ApiError } from '../../src/errors.js';
 import { Outbox, type AttemptOutcome, type OutboxEntry, type OutboxHooks } from '../../src/notifiers/outbox.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 import { poll } from '../helpers/poll.js';
 
-const notification: Notification = {
-  kind: 'trigger', alert: { id: 1, name: 'a', description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-  time: 0, incident_key: 'k', conditions: [], violations: {}, triggered_by_user_test: false,
-};
+const notification = sampleNotification();
 
 t.test('a delivered entry whose delete is refused is not sent again; the delete lands once writes are accepted', async (t) => {
   const store = await Store.open(tempDir(t), { sync: false });

@@ -4,14 +4,11 @@ import t from 'tap';
 import { Store } from '../../src/store/db.js';
 import { CommitQueue } from '../../src/store/commit.js';
 import { Outbox, type AttemptOutcome, type OutboxHooks } from '../../src/notifiers/outbox.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const notification: Notification = {
-  kind: 'trigger', alert: { id: 1, name: 'a', description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-  time: 0, incident_key: 'k', conditions: [], violations: {}, triggered_by_user_test: false,
-};
+const notification = sampleNotification();
 
 t.test('an entry scheduled before start reads it back is delivered once', async (t) => {
   const store = await Store.open(tempDir(t), { sync: false });

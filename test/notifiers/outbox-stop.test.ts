@@ -8,16 +8,13 @@ import { Outbox, type OutboxEntry, type OutboxHooks } from '../../src/notifiers/
 import { PluginRegistry, BUILTIN_PLUGINS } from '../../src/notifiers/registry.js';
 import { UrlPolicy } from '../../src/notifiers/url-policy.js';
 import { deliverOnce } from '../../src/notifiers/deliver.js';
-import type { Notification } from '../../src/notifiers/plugin.js';
+import { sampleNotification } from '../helpers/notification.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/tmp.js';
 import { poll } from '../helpers/poll.js';
 
 const log = createLogger('silent');
-const notification: Notification = {
-  kind: 'trigger', alert: { id: 1, name: 'a', description: null, runbook_url: null, version: 2 }, account: 'a@example.com',
-  time: 0, incident_key: 'k', conditions: [], violations: {}, triggered_by_user_test: false,
-};
+const notification = sampleNotification();
 
 t.test('stop aborts a delivery to a receiver that never answers; the next start delivers it', async (t) => {
   // a receiver that holds its first request open and answers the later ones

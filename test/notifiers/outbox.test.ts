@@ -4,18 +4,12 @@
 import t from 'tap';
 import http from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fireAlert } from '../helpers/notification.js';
 import { listener } from '../helpers/listener.js';
 import { poll } from '../helpers/poll.js';
 
 const yaml = (maxAge = '1d') => `alerts:\n  check_schedule: "0 0 1 1 *"\nnotifications:\n  retry_initial_ms: 100\n  retry_max_age: ${maxAge}\n  timeout_ms: 10000`;
 
-async function fire(s: TestServer, services: number[]): Promise<void> {
-  const t0 = Math.floor(Date.now() / 1000) + 5;
-  const r = await s.request('POST', '/v1/alerts', { json: { name: 'a', services, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 1 }] } });
-  if (r.status !== 201) throw new Error(r.text);
-  await s.request('POST', '/v1/measurements', { json: { tags: { host: 'a' }, measurements: [{ name: 'cpu', time: t0 + 1, value: 5 }] } });
-  await s.server.rt.alertEngine.evaluateAll(t0 + 2);
-}
 
 const hook = async (s: TestServer, url: string) => (await s.request('POST', '/v1/services', { json: { title: url, type: 'webhook', settings: { url } } })).body.id as number;
 const metric = async (s: TestServer, line: RegExp) => Number(line.exec((await s.get('/metrics', { auth: null })).text)?.[1] ?? NaN);
@@ -24,7 +18,7 @@ t.test('a failing receiver is retried until it answers; every attempt carries th
   const s = await startTestServer(t, yaml());
   const l = await listener(t, 503);
   const sid = await hook(s, l.url);
-  await fire(s, [sid]);
+  await fireAlert(s, [sid]);
   await poll(async () => (l.received.length >= 2 ? true : undefined));
   l.setStatus(200);
   await poll(async () => ((await metric(s, /gaugeway_notification_queue_length (\d+)/)) === 0 ? true : undefined));
@@ -41,7 +35,7 @@ t.test('a notification still failing after retry_max_age is dropped and recorded
   const s = await startTestServer(t, yaml('1'));
   const l = await listener(t, 500);
   const sid = await hook(s, l.url);
-  await fire(s, [sid]);
+  await fireAlert(s, [sid]);
   await poll(async () => ((await metric(s, /gaugeway_notifications_total\{result="dropped"\} (\d+)/)) === 1 ? true : undefined));
   t.equal(await metric(s, /gaugeway_notification_queue_length (\d+)/), 0);
   t.equal((await s.get(`/v1/services/${sid}/deliveries`)).body.deliveries[0].status, 'failed');
@@ -56,7 +50,7 @@ t.test('a receiver that never answers holds up no other service', async (t) => {
   const l = await listener(t);
   const slow = await hook(s, `http://127.0.0.1:${(hang.address() as { port: number }).port}/`);
   const fast = await hook(s, l.url);
-  await fire(s, [slow, fast]);
+  await fireAlert(s, [slow, fast]);
   await poll(async () => (l.received.length === 1 ? true : undefined));
   t.equal(held.length, 1, 'the other service got its notification while the first still hangs');
   // the answered one leaves the queue just after its receiver saw it: wait for that

@@ -5,6 +5,7 @@ import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fireAlert } from '../helpers/notification.js';
 import { listener } from '../helpers/listener.js';
 import { poll } from '../helpers/poll.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -13,20 +14,13 @@ import { loadConfig } from '../../src/config/load.js';
 const YAML = 'alerts:\n  check_schedule: "0 0 1 1 *"\nnotifications:\n  retry_initial_ms: 100';
 const metric = async (s: TestServer, line: RegExp) => Number(line.exec((await s.get('/metrics', { auth: null })).text)?.[1] ?? NaN);
 
-async function fire(s: TestServer, services: number[]): Promise<void> {
-  const t0 = Math.floor(Date.now() / 1000) + 5;
-  const r = await s.request('POST', '/v1/alerts', { json: { name: 'a', services, conditions: [{ type: 'above', metric_name: 'cpu', threshold: 1 }] } });
-  if (r.status !== 201) throw new Error(r.text);
-  await s.request('POST', '/v1/measurements', { json: { tags: { host: 'a' }, measurements: [{ name: 'cpu', time: t0 + 1, value: 5 }] } });
-  await s.server.rt.alertEngine.evaluateAll(t0 + 2);
-}
 
 for (const status of [400, 404, 302]) {
   t.test(`a webhook answering ${status}: one attempt, recorded, dropped, not retried`, async (t) => {
     const s = await startTestServer(t, YAML);
     const l = await listener(t, status);
     const sid = (await s.request('POST', '/v1/services', { json: { title: 'h', type: 'webhook', settings: { url: l.url } } })).body.id;
-    await fire(s, [sid]);
+    await fireAlert(s, [sid]);
     await poll(async () => ((await metric(s, /gaugeway_notifications_total\{result="dropped"\} (\d+)/)) === 1 ? true : undefined));
     t.equal(await metric(s, /gaugeway_notification_queue_length (\d+)/), 0);
     t.equal(l.received.length, 1, 'sent once');
@@ -40,7 +34,7 @@ for (const status of [408, 429, 503]) {
     const s = await startTestServer(t, YAML);
     const l = await listener(t, status);
     const sid = (await s.request('POST', '/v1/services', { json: { title: 'h', type: 'webhook', settings: { url: l.url } } })).body.id;
-    await fire(s, [sid]);
+    await fireAlert(s, [sid]);
     await poll(async () => (l.received.length >= 2 ? true : undefined));
     t.notOk((await metric(s, /gaugeway_notifications_total\{result="dropped"\} (\d+)/)) >= 1, 'not dropped');
   });
