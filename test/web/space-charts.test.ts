@@ -111,4 +111,21 @@ if (h) {
     t.same((await markersOf(page, charts.lat)).map(([title]) => title), ['recent'], 'the other stream\'s marker is still drawn');
     await context.close();
   });
+
+  t.test('charts deleted on the page: the space says it has none, and its delete asks about no charts', async (t) => {
+    const emptied = (await h.call('POST', '/v1/spaces', { name: 'Emptied' })).id as number;
+    await h.call('POST', `/v1/spaces/${emptied}/charts`, { name: 'only chart', type: 'line', streams: [{ metric: 'lat' }] });
+    const { context, page } = await h.open();
+    const asked: string[] = [];
+    page.on('dialog', (d) => asked.push(d.message()));
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${emptied}?refresh=0`);
+    await h.spaceReady(page);
+    await page.click('button[aria-label="delete only chart"]');
+    await page.locator('.no-charts').waitFor(WAIT);
+    await page.click('text=Delete space');
+    await page.locator('.space-list').waitFor(WAIT);
+    t.same(asked, ['Delete the chart “only chart”?', 'Delete the space “Emptied”?']);
+    await context.close();
+  });
 }

@@ -46,6 +46,7 @@ export const spaceView: View = async (ctx) => {
     ann: shownAnnotations.length === Math.min(allAnnotations.length, MAX_ANNOTATION_STREAMS) && shownAnnotations.every((n, i) => n === allAnnotations[i]) ? undefined : shownAnnotations.join(','),
   }));
 
+  const noCharts = () => h('p', { class: 'muted no-charts' }, 'This space has no charts yet. ', h('a', { href: hashOf(['spaces', id, 'charts', 'new']) }, 'Add one'), ', or build one in the ', h('a', { href: '#/metrics' }, 'metrics explorer'), '.');
   const removeChart = async (chart: Chart, card: ChartCard) => {
     if (!confirm(`Delete the chart “${chart.name}”?`)) return;
     try {
@@ -53,6 +54,7 @@ export const spaceView: View = async (ctx) => {
       card.destroy();
       card.element.remove();
       cards.splice(cards.indexOf(card), 1);
+      if (!cards.length) grid.replaceWith(noCharts());
     } catch (err) {
       replace(status, notice('error', err instanceof Error ? err.message : String(err)));
     }
@@ -142,7 +144,9 @@ export const spaceView: View = async (ctx) => {
     }, (err: unknown) => replace(status, notice('error', err instanceof ApiFailure ? err.message : String(err))));
   });
   const deleteSpace = async () => {
-    if (!confirm(`Delete the space “${space.name}” and its ${charts.length} charts?`)) return;
+    // the charts on the page now: some may have been deleted since it was loaded
+    const count = cards.length === 0 ? '' : cards.length === 1 ? ' and its chart' : ` and its ${cards.length} charts`;
+    if (!confirm(`Delete the space “${space.name}”${count}?`)) return;
     try {
       await ctx.api.send('DELETE', `v1/spaces/${id}`);
       ctx.navigate('#/spaces');
@@ -159,7 +163,7 @@ export const spaceView: View = async (ctx) => {
     renameForm,
     h('div', { class: 'toolbar' }, timePicker(picker, (s) => { picker = s; remember(); schedule(); void refresh(); }, { refresh: true }), filterInput, annotationPicker),
     status,
-    charts.length ? grid : h('p', { class: 'muted' }, 'This space has no charts yet. ', h('a', { href: hashOf(['spaces', id, 'charts', 'new']) }, 'Add one'), ', or build one in the ', h('a', { href: '#/metrics' }, 'metrics explorer'), '.'));
+    charts.length ? grid : noCharts());
   schedule();
   await refresh();
   return () => {
