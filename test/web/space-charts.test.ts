@@ -23,6 +23,7 @@ if (h) {
     lat: await chart({ name: 'lat', type: 'line', streams: [{ metric: 'lat', group_function: 'breakout' }] }),
     disk: await chart({ name: 'one point', type: 'line', streams: [{ metric: 'disk' }] }),
     composite: await chart({ name: 'persisted composite', type: 'line', streams: [{ metric: 'lat.total', summary_function: 'max', tags: [{ name: 'host', values: ['*'], dynamic: true }] }] }),
+    ghost: await chart({ name: 'metric not sent yet', type: 'line', streams: [{ metric: 'not.yet' }] }),
     mixed: await chart({ name: 'one stream fails', type: 'line', streams: [{ metric: 'lat' }, { metric: 'lat.broken' }] }),
   };
 
@@ -126,6 +127,14 @@ if (h) {
     await page.click('text=Delete space');
     await page.locator('.space-list').waitFor(WAIT);
     t.same(asked, ['Delete the chart “only chart”?', 'Delete the space “Emptied”?']);
+    await context.close();
+  });
+
+  t.test('a chart of a metric nothing was sent to yet has no data, not an error', async (t) => {
+    const { context, page } = await openSpace('range=1h');
+    const card = page.locator(`[data-chart-id="${charts.ghost}"]`);
+    t.equal(await card.getAttribute('data-state'), 'ready');
+    t.equal(await card.locator('.chart-empty').textContent(), 'No data in this interval');
     await context.close();
   });
 }
