@@ -3,6 +3,7 @@ import { ApiError, type ErrorBody } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Ctx, Middleware } from './state.js';
 import type { SelfMetrics } from '../selfmetrics.js';
+import { RefusalLog } from './refusal-log.js';
 
 interface HttpLikeError {
   status?: number;
@@ -23,7 +24,7 @@ const PARSER_MESSAGES: Record<string, [number, string, string]> = {
   'parameters.too.many': [413, 'Too many form parameters', 'body_too_large'],
 };
 
-export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
+export function errorRenderer(log: Logger, metrics: SelfMetrics, refusals = new RefusalLog(log)): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -39,7 +40,8 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       serializeJson(ctx);
     } catch (err) {
       const { status, body, reason, headers } = classify(err);
-      if (status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      if (isRefusal(err)) refusals.refused(status, err.message, ctx.path, ctx.state.requestId);
+      else if (status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
       metrics.rejected.inc({ reason });
       render(ctx, status, body, headers);
       // A body left unread (a 413, a refused encoding) would hold a kept-alive connection
@@ -47,6 +49,11 @@ export function errorRenderer(log: Logger, metrics: SelfMetrics): Middleware {
       if (status === 413 || !ctx.req.complete) ctx.set('Connection', 'close');
     }
   };
+}
+
+/** A 503 or 507 the code chose to answer (storage refusing writes, a wide read's turn that never came), not a failure. */
+function isRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && (err.status === 503 || err.status === 507);
 }
 
 /** An object or array body becomes its JSON text, typed as Koa would type it. */
