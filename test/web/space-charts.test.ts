@@ -23,6 +23,7 @@ if (h) {
     lat: await chart({ name: 'lat', type: 'line', streams: [{ metric: 'lat', group_function: 'breakout' }] }),
     disk: await chart({ name: 'one point', type: 'line', streams: [{ metric: 'disk' }] }),
     composite: await chart({ name: 'persisted composite', type: 'line', streams: [{ metric: 'lat.total', summary_function: 'max', tags: [{ name: 'host', values: ['*'], dynamic: true }] }] }),
+    endless: await chart({ name: 'endless breakout', type: 'line', streams: [{ metric: 'endless', group_function: 'breakout' }] }),
     ghost: await chart({ name: 'metric not sent yet', type: 'line', streams: [{ metric: 'not.yet' }] }),
     mixed: await chart({ name: 'one stream fails', type: 'line', streams: [{ metric: 'lat' }, { metric: 'lat.broken' }] }),
   };
@@ -135,6 +136,24 @@ if (h) {
     const card = page.locator(`[data-chart-id="${charts.ghost}"]`);
     t.equal(await card.getAttribute('data-state'), 'ready');
     t.equal(await card.locator('.chart-empty').textContent(), 'No data in this interval');
+    await context.close();
+  });
+
+  t.test('a breakout cut at its page limit says so', async (t) => {
+    const { context, page } = await h.open();
+    // every page of this metric has one series and a next page: the UI stops at its limit
+    let pages = 0;
+    await page.route('**/v1/measurements/endless?*', (route) => {
+      pages++;
+      const series = [{ tags: { host: `h${pages}` }, measurements: [{ time: now - 60, value: 1 }] }];
+      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ name: 'endless', resolution: 1, series, links: [{ rel: 'next', href: `/v1/measurements/endless?cursor=${pages}` }] }) });
+    });
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${spaceId}?refresh=0`);
+    await h.spaceReady(page);
+    const card = page.locator(`[data-chart-id="${charts.endless}"]`);
+    t.equal(await card.getAttribute('data-state'), 'ready');
+    t.equal(await card.locator('.chart-problems').textContent(), `endless: only the first ${pages} series are drawn`);
     await context.close();
   });
 }

@@ -8,7 +8,7 @@ import type { AnnotationEvent, Chart, CompositeResponse, SeriesResponse } from '
 /** A breakout over thousands of series is unreadable long before this many pages. */
 const MAX_PAGES = 20;
 
-/** What a chart draws: the lines of the streams that could be read, and why others could not. */
+/** What a chart draws: the lines of the streams that could be read, why others could not, and which were cut short. */
 export interface ChartData { lines: Line[]; problems: string[] }
 
 const resolutionUnavailable = (err: unknown): boolean =>
@@ -43,23 +43,30 @@ async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: Space
       answer = await api.get<SeriesResponse | CompositeResponse>(q.path, q.params);
     } catch (err) {
       // a chart may name a metric nothing has been sent to yet (the API takes it): no data, not an error
-      if (stream.metric && err instanceof ApiFailure && err.status === 404) return [];
+      if (stream.metric && err instanceof ApiFailure && err.status === 404) return { lines: [], cut: null };
       throw err;
     }
     const lines = linesOf(stream, i, answer, interval.resolution);
-    for (let page = 1, next = nextLink(answer); next && page < MAX_PAGES; page++, next = nextLink(answer)) {
+    let next = nextLink(answer);
+    for (let page = 1; next && page < MAX_PAGES; page++) {
       answer = await api.next<SeriesResponse>(next);
       lines.push(...linesOf(stream, i, answer, interval.resolution));
+      next = nextLink(answer);
     }
-    return lines;
+    // a part must not pass for the whole: say the stream was cut
+    return { lines, cut: next ? `${streamName(stream, i)}: only the first ${lines.length} series are drawn` : null };
   }));
   const failures = perStream.flatMap((r, i) => (r.status === 'rejected' ? [{ stream: chart.streams[i]!, reason: r.reason as unknown }] : []));
   const unavailable = failures.find((f) => resolutionUnavailable(f.reason));
   if (unavailable) throw unavailable.reason;
   if (failures.length && failures.length === perStream.length) throw failures[0]!.reason;
+  const drawn = perStream.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   return {
-    lines: perStream.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])),
-    problems: failures.map((f) => `${streamName(f.stream)}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`),
+    lines: drawn.flatMap((d) => d.lines),
+    problems: [
+      ...failures.map((f) => `${streamName(f.stream)}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`),
+      ...drawn.flatMap((d) => (d.cut ? [d.cut] : [])),
+    ],
   };
 }
 
