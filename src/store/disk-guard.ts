@@ -42,8 +42,11 @@ export class DiskGuard {
     return this.free !== null && this.free >= Math.max(this.floor, REOPEN_ROOM);
   }
 
+  /** A new floor (a reload) can start or stop the refusal on its own: that is a change too. */
   setFloor(bytes: number | null): void {
+    const before = this.refusing;
     this.configuredFloor = bytes;
+    if (this.free !== null && this.refusing !== before) this.onChange(this.refusing, this.free);
   }
 
   async check(): Promise<void> {
