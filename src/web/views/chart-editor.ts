@@ -118,7 +118,18 @@ export const chartEditorView: View = async (ctx) => {
     ctx.api.get<{ metrics: Metric[] }>('v1/metrics', { length: 100 }),
   ]);
   ctx.setTitle(chart ? `Edit ${chart.name}` : 'New chart');
-  const names = metrics.metrics.map((m) => m.name);
+  // suggestions: the first page of metrics, then those matching what is typed (an account
+  // may have far more metrics than one page holds)
+  const suggestions = h('datalist', { id: 'metric-names' });
+  const suggest = (list: readonly Metric[]) => replace(suggestions, list.map((m) => h('option', { value: m.name })));
+  suggest(metrics.metrics);
+  let typed = 0;
+  let timer: number | undefined;
+  const suggestFor = (text: string) => {
+    const mine = ++typed;
+    ctx.api.get<{ metrics: Metric[] }>('v1/metrics', { name: text || undefined, length: 100 })
+      .then((found) => { if (mine === typed) suggest(found.metrics); }, () => undefined);
+  };
   const [nameLabel, name] = input('Name', chart?.name, { required: true, maxlength: 255, id: 'chart-name' });
   const [typeLabel, type] = select<ChartType>('Type', ['line', 'stacked', 'bignumber'], chart?.type ?? 'line');
   type.id = 'chart-type';
@@ -155,10 +166,16 @@ export const chartEditorView: View = async (ctx) => {
     h('div', { class: 'form-grid' }, nameLabel, name, typeLabel, type, labelLabel, label, minLabel, min, maxLabel, max),
     thresholdSet, streamBox,
     h('button', { type: 'button', onclick: () => addStream({ metric: '' }) }, 'Add stream'),
-    h('datalist', { id: 'metric-names' }, names.map((n) => h('option', { value: n }))),
+    suggestions,
     status,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, chart ? 'Save chart' : 'Create chart'),
       h('a', { href: hashOf(['spaces', spaceId]), class: 'button' }, 'Cancel')));
+  form.addEventListener('input', (e) => {
+    const field = e.target as HTMLInputElement;
+    if (!field.classList.contains('stream-metric')) return;
+    clearTimeout(timer);
+    timer = window.setTimeout(() => suggestFor(field.value.trim()), 200);
+  });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     // read whatever the type: the rows hold the chart's thresholds even while hidden, and a
@@ -173,4 +190,5 @@ export const chartEditorView: View = async (ctx) => {
     done.then(() => ctx.navigate(hashOf(['spaces', spaceId])), (err: unknown) => replace(status, notice('error', err instanceof ApiFailure ? `Not saved: ${err.message}` : String(err))));
   });
   replace(ctx.main, h('div', { class: 'page-head' }, h('h1', {}, chart ? `Edit “${chart.name}”` : 'New chart')), form);
+  return () => clearTimeout(timer);
 };

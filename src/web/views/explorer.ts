@@ -1,7 +1,7 @@
 // The metrics explorer: find a metric, filter its series by tags (with wildcards), group
 // by a tag, pick summary and resolution, and keep the result as a chart on a space.
 import { h, notice, replace } from '../dom.js';
-import { ApiFailure } from '../api.js';
+import { ApiFailure, listAll } from '../api.js';
 import { hashOf } from '../router.js';
 import { ChartCard } from '../charts/card.js';
 import { fetchLines } from '../charts/fetch.js';
@@ -102,8 +102,8 @@ export const explorerView: View = async (ctx) => {
   const showError = (err: unknown) => replace(results, notice('error', err instanceof Error ? err.message : String(err)));
   for (const el of [tags, groupBy, group, summary]) el.addEventListener('change', () => void draw());
 
-  const spaces = await ctx.api.get<{ spaces: SpaceSummary[] }>('v1/spaces', { length: 100 });
-  const space = h('select', { id: 'explore-space', 'aria-label': 'space' }, spaces.spaces.map((s) => h('option', { value: s.id }, s.name)));
+  const spaces = await listAll<SpaceSummary>(ctx.api, 'v1/spaces', 'spaces');
+  const space = h('select', { id: 'explore-space', 'aria-label': 'space' }, spaces.map((s) => h('option', { value: s.id }, s.name)));
   const chartName = h('input', { type: 'text', id: 'explore-chart-name', placeholder: 'Chart name', 'aria-label': 'chart name', required: true });
   const save = h('form', { class: 'inline-form' }, chartName, space, h('button', { type: 'submit', class: 'primary' }, 'Add chart to space'));
   save.addEventListener('submit', (e) => {
@@ -123,7 +123,7 @@ export const explorerView: View = async (ctx) => {
         h('div', { class: 'toolbar' }, tags, groupBy, tagNames, group, summary),
         h('div', { class: 'toolbar' }, timePicker(picker, (s) => { picker = { ...s, refresh: 0 }; void draw(); }, { refresh: false })),
         chartBox,
-        spaces.spaces.length ? save : h('p', { class: 'muted' }, 'Create a space to keep charts.'),
+        spaces.length ? save : h('p', { class: 'muted' }, 'Create a space to keep charts.'),
         status)));
   await Promise.all([find().catch(showError), draw()]);
   return () => { clearTimeout(timer); card?.destroy(); };
