@@ -87,6 +87,7 @@ if (h) {
     const card = page.locator('.explore-chart .chart-card:not([data-state="loading"])');
     await card.waitFor(WAIT);
     t.equal(await card.getAttribute('data-state'), 'ready', await card.textContent() ?? '');
+    t.ok(await page.locator('#explore-summary').isDisabled(), 'no summary to choose: the definition has it');
     await context.close();
   });
 

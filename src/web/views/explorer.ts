@@ -59,6 +59,8 @@ export const explorerView: View = async (ctx) => {
       if (mine !== drawn) return; // a newer draw (of this or another metric) owns the page
       metricType = type;
     }
+    // a composite metric's definition decides these: the controls would only pretend
+    for (const control of [tags, groupBy, group, summary]) control.disabled = metricType === 'composite';
     const chart: Chart = { id: 0, name: metric, type: 'line', streams: [stream()] };
     const own = new ChartCard(chart);
     card?.destroy();
