@@ -38,7 +38,7 @@ export class ChartCard {
   private readonly popover: HTMLElement;
   private plot: Plot | null = null;
   private lines: readonly Line[] = [];
-  /** one message per stream the API refused, shown above the legend */
+  /** what the chart could not draw (a stream the API refused, one cut short), shown above the legend */
   private problems: readonly string[] = [];
   private readonly resize: ResizeObserver;
 
@@ -67,7 +67,7 @@ export class ChartCard {
 
   /**
    * Draws the lines and markers of `data` over `span`, the time range asked for (unix
-   * seconds), and says which streams could not be read.
+   * seconds), and says what could not be drawn.
    */
   show(data: ChartData, markers: readonly Marker[], span: { start: number; end: number }): void {
     const { lines, problems } = data;

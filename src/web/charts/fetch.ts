@@ -56,7 +56,7 @@ async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: Space
     // a part must not pass for the whole: say the stream was cut
     return { lines, cut: next ? `${streamName(stream, i)}: only the first ${lines.length} series are drawn` : null };
   }));
-  const failures = perStream.flatMap((r, i) => (r.status === 'rejected' ? [{ stream: chart.streams[i]!, reason: r.reason as unknown }] : []));
+  const failures = perStream.flatMap((r, i) => (r.status === 'rejected' ? [{ name: streamName(chart.streams[i]!, i), reason: r.reason as unknown }] : []));
   const unavailable = failures.find((f) => resolutionUnavailable(f.reason));
   if (unavailable) throw unavailable.reason;
   if (failures.length && failures.length === perStream.length) throw failures[0]!.reason;
@@ -64,7 +64,7 @@ async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: Space
   return {
     lines: drawn.flatMap((d) => d.lines),
     problems: [
-      ...failures.map((f) => `${streamName(f.stream)}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`),
+      ...failures.map((f) => `${f.name}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`),
       ...drawn.flatMap((d) => (d.cut ? [d.cut] : [])),
     ],
   };

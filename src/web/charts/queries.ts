@@ -79,8 +79,8 @@ function tagLabel(tags: Record<string, string>): string {
 }
 
 /** What a stream is called on its chart: its display name, else its metric or composite. */
-export function streamName(stream: Stream, index?: number): string {
-  return stream.name || stream.metric || stream.composite || (index === undefined ? 'a stream' : `stream ${index + 1}`);
+export function streamName(stream: Stream, index: number): string {
+  return stream.name || stream.metric || stream.composite || `stream ${index + 1}`;
 }
 
 /**
