@@ -9,6 +9,11 @@ import { GaugewayError } from '../errors.js';
 
 /** What a shutdown keeps, after the engine stops writing, to stop merges and close LevelDB. */
 const SHUTDOWN_MARGIN_MS = 3000;
+/**
+ * A stop may take http.shutdown_timeout_ms and this much more (for the engine's head and
+ * LevelDB) before the process exits 1; the unit's TimeoutStopSec must be longer.
+ */
+export const STOP_AFTER_DRAIN_MS = 5000;
 
 const USAGE = `usage:
   gaugeway serve [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
@@ -74,7 +79,7 @@ export async function serve(args: string[]): Promise<number> {
       }
       stopping = true;
       log.info({ signal }, 'shutting down');
-      const allowedMs = server.rt.config.http.shutdown_timeout_ms + 5000; // as reloaded
+      const allowedMs = server.rt.config.http.shutdown_timeout_ms + STOP_AFTER_DRAIN_MS; // as reloaded
       const force = setTimeout(() => { log.error('shutdown took too long; exiting'); process.exit(1); }, allowedMs);
       force.unref();
       // The engine stops writing its head SHUTDOWN_MARGIN_MS before the forced exit (the

@@ -1,11 +1,14 @@
 // The shipped unit: its commands name the installed entry point that docs/operations.md
-// creates, and systemd's own checker accepts it once that entry point exists.
+// creates, systemd's own checker accepts it once that entry point exists, and it waits
+// for the longest stop the config allows.
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/tmp.js';
+import { configSchema } from '../../src/config/schema.js';
+import { STOP_AFTER_DRAIN_MS } from '../../src/cli/serve.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UNIT = readFileSync(join(ROOT, 'systemd/gaugeway.service'), 'utf8');
@@ -58,4 +61,14 @@ t.test('systemd-analyze security: the exposure score stays at 1.7 or better', { 
     return;
   }
   t.ok(score <= 1.7, `exposure ${score} (1.7 when this test was written; lower is better)`);
+});
+
+t.test('TimeoutStopSec outlasts the longest stop the config allows', async (t) => {
+  const stopSeconds = Number(/^TimeoutStopSec=(\d+)$/m.exec(UNIT)?.[1]);
+  const longestDrainMs = configSchema.properties.http.properties.shutdown_timeout_ms.maximum;
+  t.ok(stopSeconds * 1000 > longestDrainMs + STOP_AFTER_DRAIN_MS,
+    `systemd waits ${stopSeconds} s; serve may take ${(longestDrainMs + STOP_AFTER_DRAIN_MS) / 1000} s before it exits by itself`);
+  const docs = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+  const documented = [...docs.matchAll(/TimeoutStopSec=(\d+)/g)].map((m) => Number(m[1]));
+  t.ok(documented.length > 0 && documented.every((s) => s === stopSeconds), `docs/operations.md says ${documented.join(', ')}`);
 });
