@@ -26,6 +26,7 @@ if (h) {
     endless: await chart({ name: 'endless breakout', type: 'line', streams: [{ metric: 'endless', group_function: 'breakout' }] }),
     ghost: await chart({ name: 'metric not sent yet', type: 'line', streams: [{ metric: 'not.yet' }] }),
     mixed: await chart({ name: 'one stream fails', type: 'line', streams: [{ metric: 'lat' }, { metric: 'lat.broken' }] }),
+    bigBroken: await chart({ name: 'big number of a failing stream', type: 'bignumber', thresholds: [{ operator: '>', value: 1, type: 'red' }], streams: [{ metric: 'lat.broken' }, { metric: 'lat' }] }),
   };
 
   /** Each marker of a chart: its title and where it sits across the plot (0 left edge, 1 right edge). */
@@ -101,6 +102,8 @@ if (h) {
     t.equal(await card.getAttribute('data-state'), 'ready');
     t.same(await legendOf(page, charts.mixed), [['lat', '5']], 'the working stream is drawn');
     t.equal(await card.locator('.chart-problems').textContent(), 'lat.broken: metric is broken');
+    const big = page.locator(`[data-chart-id="${charts.bigBroken}"]`);
+    t.equal(await big.locator('.bignumber').getAttribute('data-value'), '', 'a big number shows no value when its first stream failed, not the second\'s');
     await context.close();
   });
 

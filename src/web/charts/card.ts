@@ -93,12 +93,14 @@ export class ChartCard {
 
   private showBigNumber(lines: readonly Line[]): void {
     const stream = this.chart.streams[0];
-    const value = lines[0] ? lastValue(lines[0]) : null;
+    // the first stream's first line: with that stream refused, another's value must not stand in for it
+    const first = lines.find((l) => l.stream === 0);
+    const value = first ? lastValue(first) : null;
     const colour = thresholdColour(value, this.chart.thresholds);
     replace(this.body, h('div', { class: `bignumber${colour ? ` bignumber-${colour}` : ''}`, 'data-value': value ?? '', 'data-threshold': colour ?? 'none' },
       h('span', { class: 'bignumber-value' }, formatValue(value)),
       stream?.units_short ? h('span', { class: 'bignumber-units' }, stream.units_short) : null));
-    replace(this.legend, this.problemList(), lines[0] ? h('p', { class: 'muted' }, lines[0].label) : null);
+    replace(this.legend, this.problemList(), first ? h('p', { class: 'muted' }, first.label) : null);
   }
 
   /** Values of the hovered row, or each line's last value. */
