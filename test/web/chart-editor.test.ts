@@ -12,6 +12,7 @@ if (h) {
   const streams = [
     { metric: 'cpu', tags: [{ name: 'region', values: ['us-east'], dynamic: true }, { name: 'host', values: ['web-1', 'web-2'] }], group_function: 'sum', summary_function: 'max', min: 0, max: 100, period: 60, split_axis: true },
     { metric: 'cpu.total', downsample_function: 'max', group_function: 'average' },
+    { composite: 'sum(s("cpu", "*"))', summary_function: 'max', downsample_function: 'min', name: 'all cpu' },
   ];
   const chartPath = `/v1/spaces/${spaceId}/charts`;
 
@@ -40,14 +41,14 @@ if (h) {
     const after = await saveFromEditor(before.id, async (page) => {
       await page.locator('.stream-tags').first().fill('region=us-east, host=web-1|web-2, zone=a');
     });
-    const [first, second] = after.streams;
+    const [first, second, third] = after.streams;
     t.same(first.tags, [
       { name: 'region', values: ['us-east'], grouped: false, dynamic: true },
       { name: 'host', values: ['web-1', 'web-2'], grouped: false },
       { name: 'zone', values: ['a'], grouped: false },
     ]);
     t.same([first.id, first.min, first.max, first.period, first.split_axis, first.summary_function], [before.streams[0].id, 0, 100, 60, true, 'max'], 'the rest of the stream kept');
-    t.same(second, before.streams[1], 'the other stream untouched');
+    t.same([second, third], before.streams.slice(1), 'the other streams untouched');
   });
 
   t.test('a stream tag without values (the API accepts it) is drawn, edited and saved', async (t) => {

@@ -84,7 +84,7 @@ function streamFields(stream: Stream, index: number, remove: () => void): { elem
       setOrDelete(out, 'transform_function', transform.value.trim());
       if (kind.value === 'composite') {
         // the API refuses these beside a composite
-        for (const field of ['metric', 'tags', 'group_function', 'summary_function'] as const) delete out[field];
+        for (const field of ['metric', 'tags', 'group_function'] as const) delete out[field];
         return { ...out, composite: composite.value.trim() };
       }
       delete out.composite;
