@@ -4,15 +4,20 @@ import { GaugewayError } from '../errors.js';
 import { parse, configOption } from './args.js';
 import { connectAdmin } from './admin-client.js';
 
+/** Said once for both: which service the commands reach. */
+const WHICH_SERVICE = `
+  each also takes [--config FILE] [--data-dir DIR], the service's config and data dir
+    (the running service is reached through its admin socket there; a stopped one's
+    data dir is opened directly)`;
 const USAGE_ACCOUNTS = `usage:
   gaugeway accounts create EMAIL [--role admin|recorder|viewer] [--token-name NAME]
   gaugeway accounts list
-  gaugeway accounts disable EMAIL | enable EMAIL`;
+  gaugeway accounts disable EMAIL | enable EMAIL${WHICH_SERVICE}`;
 const USAGE_TOKENS = `usage:
   gaugeway tokens create EMAIL NAME [--role admin|recorder|viewer]
   gaugeway tokens list EMAIL
   gaugeway tokens disable EMAIL NAME | enable EMAIL NAME
-  gaugeway tokens rotate EMAIL NAME`;
+  gaugeway tokens rotate EMAIL NAME${WHICH_SERVICE}`;
 
 type Out = (line: string) => void;
 

@@ -9,6 +9,8 @@ for (const command of ['serve', 'check-config', 'accounts', 'tokens', 'store', '
     t.equal(r.code, 0);
     t.equal(r.stderr, '');
     t.match(r.stdout, new RegExp(`^usage:\\n  gaugeway ${command} `));
+    t.match(r.stdout, '[--config FILE]', 'the options every command takes are shown');
+    if (command !== 'check-config') t.match(r.stdout, '[--data-dir DIR]');
   });
   t.test(`gaugeway ${command} with an unknown option`, async (t) => {
     const r = await runCli([command, '--bogus']);
