@@ -1,9 +1,9 @@
 // `gaugeway accounts|tokens ...` as child processes, while `gaugeway serve` runs (they
 // go through <data_dir>/admin.sock) and while it is stopped (they open the data dir).
 import t from 'tap';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, startServe } from '../helpers/cli.js';
+import { eventually, runCli, startServe } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa, type Credentials } from '../helpers/client.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 
@@ -28,6 +28,8 @@ t.test('accounts and tokens while the service runs and while it is stopped', asy
   let s = await startServe(t, ['--config', config]);
   const ca = selfSignedCa(data);
   const status = async (auth: Credentials) => (await httpsRequest(s.port, ca, 'GET', '/v1/metrics', { auth })).status;
+  // the service logs "listening" just before it opens the admin socket
+  await eventually(() => existsSync(join(data, 'admin.sock')), 'the admin socket');
   const socket = statSync(join(data, 'admin.sock'));
   t.ok(socket.isSocket());
   t.equal(socket.mode & 0o777, 0o600, 'only the service user (and root) may use the admin socket');
