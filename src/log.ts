@@ -1,8 +1,9 @@
 // One pino root logger; components take child loggers. Secrets never reach the log.
 // Lines are JSON with level names and ISO times, readable without a pino pretty-printer.
-// Under systemd (JOURNAL_STREAM set: stdout is connected to the journal) each line starts
-// with its syslog priority, `<3>` for errors, which journald strips and records, so
+// Under systemd (stdout connected to the journal) each line starts with its syslog
+// priority, `<3>` for errors, which journald strips and records, so
 // `journalctl -u gaugeway -p err` finds the errors.
+import { fstatSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
@@ -21,13 +22,30 @@ export function journalLines(destination: NodeJS.WritableStream): { write(line: 
 }
 
 export interface LoggerOptions {
-  /** prefix syslog priorities; default: when JOURNAL_STREAM is set */
+  /** prefix syslog priorities; default: when standard output is the journal's stream */
   journal?: boolean;
+}
+
+/**
+ * Whether standard output is the stream systemd connected to the journal: JOURNAL_STREAM
+ * names its device and inode (systemd.exec(5)), and children inherit the variable, so a
+ * `gaugeway ... > file` run from a service's shell would otherwise write `<6>` before
+ * every JSON line. The check sd-journal documents: compare it with fstat(stdout).
+ */
+export function stdoutIsJournal(env: NodeJS.ProcessEnv = process.env): boolean {
+  const [device, inode] = (env.JOURNAL_STREAM ?? '').split(':');
+  if (!device || !inode) return false;
+  try {
+    const out = fstatSync(1, { bigint: true });
+    return String(out.dev) === device && String(out.ino) === inode;
+  } catch {
+    return false; // no standard output at all
+  }
 }
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream, opts: LoggerOptions = {}): Logger {
   const out = destination ?? process.stdout;
-  const journal = opts.journal ?? (destination === undefined && !!process.env.JOURNAL_STREAM);
+  const journal = opts.journal ?? (destination === undefined && stdoutIsJournal());
   return pino(
     {
       level,
