@@ -40,7 +40,11 @@ export function checkDataDir(dataDir: string): void {
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
-  } catch {
-    throw new GaugewayError('E_DATA_DIR', `cannot create or write the data directory ${resolve(dataDir)}: ${dir} is not writable by this user; fix data_dir or the folder's owner`);
+  } catch (err) {
+    const cause = (err as NodeJS.ErrnoException).code;
+    const why = cause === 'EROFS' ? `${dir} is on a read-only filesystem; remount it read-write or choose another data_dir`
+      : cause === 'EACCES' ? `${dir} is not writable by this user; fix data_dir or the folder's owner`
+        : `${dir}: ${(err as Error).message}`;
+    throw new GaugewayError('E_DATA_DIR', `cannot create or write the data directory ${resolve(dataDir)}: ${why}`);
   }
 }
