@@ -4,7 +4,7 @@ import http from 'node:http';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/types.js';
 import { findOperation } from '../auth/admin-operations.js';
-import { adminSocketPath } from '../admin-socket.js';
+import { adminSocketPath, adminSocketPathTooLong, MAX_ADMIN_SOCKET_PATH_BYTES } from '../admin-socket.js';
 import { GaugewayError } from '../errors.js';
 import { enterStoppedDataDir } from './data-dir.js';
 
@@ -19,11 +19,18 @@ export async function connectAdmin(config: Config): Promise<AdminClient> {
   try {
     return await directClient(config);
   } catch (err) {
-    if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') {
-      throw new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${socket} does not answer; is the CLI run as the service user (or root)?`);
-    }
+    if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') throw serviceUnreachable(config);
     throw err;
   }
+}
+
+/** The running service holds the data dir (LevelDB's lock) and its admin socket does not answer: why, and what to do. */
+export function serviceUnreachable(config: Config): GaugewayError {
+  const socket = adminSocketPath(config.data_dir);
+  if (adminSocketPathTooLong(config.data_dir)) {
+    return new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir}, and that path is too long for a Unix socket (${socket} would be over ${MAX_ADMIN_SOCKET_PATH_BYTES} bytes), so it has no admin socket: stop the service to run this command, or move data_dir to a shorter path`);
+  }
+  return new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${socket} does not answer; is the CLI run as the service user (or root)?`);
 }
 
 function reachable(path: string): Promise<boolean> {

@@ -20,6 +20,7 @@ import { adminSocketPath } from '../admin-socket.js';
 import { FrameReader } from '../store/snapshot.js';
 import { parse, configOption } from './args.js';
 import { asDataDirOwner } from './data-dir.js';
+import { serviceUnreachable } from './admin-client.js';
 
 const BACKUP_USAGE = `usage:
   gaugeway backup DIR [--config FILE] [--data-dir DIR]
@@ -147,9 +148,7 @@ async function snapshotFromDataDir<T>(config: Config, copy: (frames: AsyncIterab
     try {
       store = await Store.open(location, { sync: true });
     } catch (err) {
-      if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') {
-        throw new GaugewayError('E_NOT_RUNNING', `the service holds ${config.data_dir} but its admin socket ${adminSocketPath(config.data_dir)} does not answer; run the backup as the service user or root`);
-      }
+      if (err instanceof GaugewayError && err.code === 'E_STORE_LOCKED') throw serviceUnreachable(config);
       throw err;
     }
     try {

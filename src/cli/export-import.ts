@@ -9,6 +9,7 @@ import { GaugewayError } from '../errors.js';
 import { adminSocketPath } from '../admin-socket.js';
 import { parse, configOption } from './args.js';
 import { asDataDirOwner } from './data-dir.js';
+import { serviceUnreachable } from './admin-client.js';
 import { exportDefinitions, importDefinitions, type ImportReport } from './definitions.js';
 
 const EXPORT_USAGE = `usage:
@@ -44,7 +45,9 @@ function socketCall(config: Config, method: 'GET' | 'POST', body?: string): Prom
 async function offline<T>(config: Config, fn: (rt: Awaited<ReturnType<typeof import('../runtime.js').createRuntime>>) => Promise<T>): Promise<T> {
   const [{ createLogger }, { createRuntime, closeRuntime }] = await Promise.all([import('../log.js'), import('../runtime.js')]);
   return asDataDirOwner(config, async (location) => {
-    const rt = await createRuntime(location === 'db' ? { ...config, data_dir: '.' } : config, createLogger('warn'));
+    const rt = await createRuntime(location === 'db' ? { ...config, data_dir: '.' } : config, createLogger('warn')).catch((err: unknown) => {
+      throw err instanceof GaugewayError && err.code === 'E_STORE_LOCKED' ? serviceUnreachable(config) : err;
+    });
     try { return await fn(rt); } finally { await closeRuntime(rt); }
   });
 }
