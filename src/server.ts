@@ -80,12 +80,13 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     onInFlight: (delta) => rt.metrics.requestsInFlight.inc(delta),
   });
   const address = await front.listen(config.http.port, config.http.host);
-  log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
-
   const adminSocket = await startAdminSocket(rt).catch(async (err: unknown) => {
     await front.drain(0);
     throw err;
   });
+  // once the admin socket is up too: whoever waits for this line (an operator's script,
+  // systemd's journal, a test) may use `gaugeway tokens` at once
+  log.info({ host: address.address, port: address.port, fingerprint256: tls.fingerprint256 }, 'gaugeway listening (HTTPS; plain HTTP gets 403)');
 
   const applyFile = async (): Promise<boolean> => {
     if (!opts.load) return false;

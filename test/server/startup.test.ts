@@ -1,10 +1,12 @@
 // A start that fails half-way releases what it took: the port and the LevelDB lock.
 import t from 'tap';
 import net from 'node:net';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
-import { startServer } from '../../src/server.js';
+import { startServer, adminSocketPath } from '../../src/server.js';
+import { createLogger } from '../../src/log.js';
 import { captureLog } from '../helpers/capture-log.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 
@@ -40,4 +42,22 @@ t.test('when the admin socket cannot be created, start fails and frees the port 
   const server = await startServer(config(), captureLog().logger);
   t.teardown(() => server.close());
   t.equal(server.port, port, 'the data dir is not left locked, nor the port taken');
+});
+
+// Scripts, the journal and tests wait for "gaugeway listening" and then use the CLI's
+// account and token commands, which talk to the admin socket: it is up by then.
+t.test('the admin socket is up when "gaugeway listening" is logged', async (t) => {
+  const dir = tempDir(t);
+  const file = writeServeConfig(dir);
+  const config = loadConfig({ file, env: {} });
+  let socketThen: boolean | null = null;
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (chunk.toString('utf8').includes('gaugeway listening')) socketThen = existsSync(adminSocketPath(config.data_dir));
+      done();
+    },
+  });
+  const server = await startServer(config, createLogger('info', sink));
+  t.teardown(() => server.close());
+  t.equal(socketThen, true);
 });
