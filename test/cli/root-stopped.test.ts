@@ -2,30 +2,15 @@
 // service user, as systemd's DynamicUser leaves it: the CLI opens the database as that
 // user, but writes what the operator asked for as root, where the operator asked.
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cleanEnv, runCli, startServe, type CliResult } from '../helpers/cli.js';
+import { runCli, startServe } from '../helpers/cli.js';
 import { httpsRequest, initialCredentials, selfSignedCa } from '../helpers/client.js';
 import { tempDir, writeServeConfig } from '../helpers/tmp.js';
 
 const NOBODY = 65534;
-const BIN = fileURLToPath(new URL('../../bin/gaugeway.js', import.meta.url));
 const skip = process.getuid?.() !== 0 && 'needs root: the CLI drops to the data dir owner only when run as root';
 
-/** `gaugeway ARGS` run in `cwd`, for relative paths. */
-function runCliIn(cwd: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 function chownAll(dir: string): void {
   chownSync(dir, NOBODY, NOBODY);
@@ -94,7 +79,7 @@ t.test('root exports a stopped service\'s definitions to the file it names, abso
   t.equal(statSync(absolute).uid, 0);
   t.match(JSON.parse(readFileSync(absolute, 'utf8')), { accounts: [{ metrics: [{ name: 'disk.used', display_name: 'Disk used' }] }] });
 
-  const r = await runCliIn(operator, ['export', 'relative.json', '--config', config]);
+  const r = await runCli(['export', 'relative.json', '--config', config], {}, operator);
   t.equal(r.code, 0, r.stderr);
   t.match(r.stderr, `to ${join(operator, 'relative.json')}`, 'the message names the file written');
   t.ok(existsSync(join(operator, 'relative.json')), 'in the working directory');

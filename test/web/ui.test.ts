@@ -4,13 +4,13 @@
 // (data-state, data-rounds): nothing races a render or a fetch.
 import t from 'tap';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { listener } from '../helpers/listener.js';
 import { poll } from '../helpers/poll.js';
 import { findChromium, launchChromium, screenshotDir } from '../helpers/browser.js';
+import { openContext, WAIT } from './fixtures/harness.js';
 
-const WAIT = { timeout: 60_000 };
 const HOSTS: Record<string, number> = { 'us-east/web-1': 40, 'us-east/web-2': 41, 'us-east/web-3': 42, 'eu-west/web-4': 20, 'eu-west/web-5': 21, 'eu-west/web-6': 22 };
 
 const found = findChromium();
@@ -69,16 +69,7 @@ async function run(chromiumPath: string): Promise<void> {
   const shots = screenshotDir();
 
   /** A fresh context (its own session storage), collecting what the page complains about. */
-  const open = async (opts: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, ...opts });
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT.timeout);
-    const problems: string[] = [];
-    // (the browser logs every 4xx answer as an error; those the tests provoke are not problems)
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(String(e)));
-    return { context, page, problems };
-  };
+  const open = (opts: Parameters<Browser['newContext']>[0] = {}) => openContext(browser, opts);
   const signIn = async (page: Page, user = s.admin.user, password = s.admin.password, expectOk = true) => {
     await page.goto(base);
     await page.fill('#signin-email', user);
