@@ -25,11 +25,13 @@ t.test('ranges map onto the stored rollups as Librato did', async (t) => {
 
 t.test('a stream with grouped tags groups by them; without, it folds or breaks out', async (t) => {
   const q = streamQuery({ metric: 'cpu', tags: [{ name: 'region', values: ['us-*', 'eu-*'], grouped: true }, { name: 'host', values: ['*'] }], group_function: 'sum', summary_function: 'max' }, HOUR);
-  t.same(q, { path: 'v1/measurements/cpu', params: { start_time: 1000, end_time: 4600, resolution: 1, summary_function: 'max', 'tags[region][]': ['us-*', 'eu-*'], group_by: 'region', group_by_function: 'sum' } });
+  t.same(q, { path: 'v1/measurements/cpu', params: { start_time: 1000, end_time: 4600, resolution: 60, summary_function: 'max', 'tags[region][]': ['us-*', 'eu-*'], group_by: 'region', group_by_function: 'sum' } });
   const folded = streamQuery({ metric: 'cpu' }, HOUR);
   t.same([folded.params.group_by, folded.params.group_by_function, folded.params.summary_function], ['*', 'mean', 'mean'], 'default average: one line');
   const breakout = streamQuery({ metric: 'cpu', group_function: 'breakout' }, HOUR);
   t.equal(breakout.params.group_by, undefined, 'breakout: every series');
+  t.same([folded.params.resolution, breakout.params.resolution], [60, 1], 'a line combining series asks for minutes at least (hosts report at different seconds); one series a line keeps raw points');
+  t.equal(streamQuery({ metric: 'cpu' }, { ...HOUR, resolution: 900 }).params.resolution, 900, 'coarser resolutions as asked');
   t.equal(streamQuery({ metric: 'a b/c' }, HOUR).path, 'v1/measurements/a%20b%2Fc');
 });
 

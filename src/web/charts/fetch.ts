@@ -46,11 +46,13 @@ async function fetchAt(api: Api, chart: Chart, interval: Interval, filter: Space
       if (stream.metric && err instanceof ApiFailure && err.status === 404) return { lines: [], cut: null };
       throw err;
     }
-    const lines = linesOf(stream, i, answer, interval.resolution);
+    // the resolution the stream was asked at (a combined line asks for minutes at least)
+    const resolution = Number(q.params.resolution ?? interval.resolution);
+    const lines = linesOf(stream, i, answer, resolution);
     let next = nextLink(answer);
     for (let page = 1; next && page < MAX_PAGES; page++) {
       answer = await api.next<SeriesResponse>(next);
-      lines.push(...linesOf(stream, i, answer, interval.resolution));
+      lines.push(...linesOf(stream, i, answer, resolution));
       next = nextLink(answer);
     }
     // a part must not pass for the whole: say the stream was cut

@@ -36,6 +36,9 @@ function compositeSearch(stream: Stream, filter: SpaceFilter): string | undefine
   return clauses.length ? clauses.join(' and ') : undefined;
 }
 
+/** The finest resolution a line combining several series asks for (seconds). */
+const GROUP_RESOLUTION = 60;
+
 /**
  * The query for one stream over an interval. Grouping follows the stream: `grouped`
  * tags are the group_by; without any, `average`/`sum`/`min`/`max` fold every matching
@@ -61,6 +64,11 @@ export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFil
     params.group_by = '*';
     params.group_by_function = GROUP[fn];
   }
+  // Series are combined bucket by bucket: at raw resolution a bucket is one second, and
+  // hosts reporting at different seconds of a minute were never added up (the "sum" line
+  // jumped between one host's value and another's). Combined lines ask for minutes at
+  // least, the default period a metric reports at.
+  if (params.group_by && interval.resolution < GROUP_RESOLUTION) params.resolution = GROUP_RESOLUTION;
   return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params };
 }
 
