@@ -78,6 +78,11 @@ export class Outbox {
   private readonly settled = new Map<number, Settled>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /**
+   * Nothing is attempted before start() has read what is stored: an entry delivered (and
+   * deleted) meanwhile could be read back by it and delivered again.
+   */
+  private started = false;
   /** aborted by stop: attempts in progress are cut short */
   private readonly stopping = new AbortController();
 
@@ -103,6 +108,7 @@ export class Outbox {
     // key order is id order
     for await (const e of this.entries.range(ACCOUNT, '', '~')) this.enqueue(e);
     if (this.size) this.log.info({ pending: this.size }, 'delivering notifications left by the previous run');
+    this.started = true;
     this.wake();
   }
 
@@ -207,7 +213,7 @@ export class Outbox {
    * after an outage goes out in id order. Per service, not one sorted list of all.
    */
   private wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.started) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const now = Date.now();

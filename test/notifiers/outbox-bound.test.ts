@@ -33,6 +33,7 @@ t.test('past the bound the oldest waiting entries of a service are dropped, the 
     count: (r) => { counts.push(r); },
   };
   const outbox = new Outbox(store, commit, hooks, () => ({ retryInitialMs: 60_000, maxAgeMs: 86_400_000 }), createLogger('silent'));
+  await outbox.start();
   const extra = 5;
   for (let alert = 1; alert <= MAX_PENDING_PER_SERVICE + extra; alert++) {
     const { ops, entries } = await outbox.prepare(1, alert === 1 ? [7, 8] : [7], sampleNotification(alert));

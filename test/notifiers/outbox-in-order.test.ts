@@ -50,6 +50,7 @@ t.test('a backlog gathered while the receiver was down goes out in id order', as
     count: () => {},
   };
   const outbox = new Outbox(store, commit, hooks, () => ({ retryInitialMs: 100, maxAgeMs: 86_400_000 }), createLogger('silent'));
+  await outbox.start();
   t.teardown(() => outbox.stop());
   const n = sampleNotification;
   for (let alert = 1; alert <= 8; alert++) {

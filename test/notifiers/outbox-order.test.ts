@@ -18,6 +18,7 @@ async function scheduled(t: Test, hooks: OutboxHooks, settings: OutboxSettings):
   t.teardown(() => store.close());
   const commit = new CommitQueue(store.db, false);
   const outbox = new Outbox(store, commit, hooks, () => settings, createLogger('silent'));
+  await outbox.start();
   t.teardown(() => outbox.stop());
   const { ops, entries } = await outbox.prepare(1, [7], notification);
   await commit.write(ops);

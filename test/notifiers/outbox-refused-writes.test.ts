@@ -24,6 +24,7 @@ t.test('a delivered entry whose delete is refused is not sent again; the delete 
     count: (r) => { counts.push(r); },
   };
   const outbox = new Outbox(store, commit, hooks, () => ({ retryInitialMs: 10, maxAgeMs: 86_400_000 }), createLogger('silent'));
+  await outbox.start();
   t.teardown(() => outbox.stop());
   const { ops, entries } = await outbox.prepare(1, [7], notification);
   await commit.write(ops);

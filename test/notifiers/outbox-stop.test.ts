@@ -48,6 +48,7 @@ t.test('stop aborts a delivery to a receiver that never answers; the next start 
   const store = await Store.open(dir, { sync: false });
   const commit = new CommitQueue(store.db, false);
   const outbox = new Outbox(store, commit, hooks, settings, log);
+  await outbox.start();
   const { ops, entries } = await outbox.prepare(1, [7], notification);
   await commit.write(ops);
   outbox.schedule(entries);
