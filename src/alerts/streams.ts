@@ -3,7 +3,7 @@
 import type { ConditionRecord } from '../domain/alerts.js';
 import type { Points, ReadOptions, SeriesRef, SeriesStore } from '../tsdb/engine.js';
 import type { TagExpr } from '../tsdb/tag-expr.js';
-import { rollUp, sortMerge } from '../tsdb/points.js';
+import { rollUp, slicePoints, sortMerge } from '../tsdb/points.js';
 import { canonicalMetricName } from '../domain/names.js';
 import { tagsMapToExpr } from '../query/filter.js';
 import { absentVerdict, streamKey, thresholdVerdict, type Verdict } from './evaluate.js';
@@ -119,15 +119,11 @@ export function groupPoints(raw: readonly Points[], now: number): Points {
       const bucket = t - (t % GROUP_PERIOD);
       if (!(newest.get(bucket)! >= t)) newest.set(bucket, t);
     }
-    return n === p.t.length ? p : sliceTo(p, n);
+    return n === p.t.length ? p : slicePoints(p, 0, n);
   });
   const merged = sortMerge(cut.map((p) => rollUp(p, GROUP_PERIOD)));
   // a new object: the merge may hand back a part that this round's other conditions share
   return { ...merged, t: merged.t.map((b) => newest.get(b)!) };
-}
-
-function sliceTo(p: Points, n: number): Points {
-  return { t: p.t.slice(0, n), count: p.count.slice(0, n), sum: p.sum.slice(0, n), min: p.min.slice(0, n), max: p.max.slice(0, n), last: p.last.slice(0, n), sumsq: p.sumsq.slice(0, n) };
 }
 
 /** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */
