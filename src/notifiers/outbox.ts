@@ -150,7 +150,8 @@ export class Outbox {
     for (;;) {
       await Promise.allSettled([...this.running]);
       const now = Date.now();
-      const due = [...this.queues].some(([key, queue]) => !this.busy.has(key) && queue[0]!.next_at <= now);
+      // (before start nothing is attempted, so nothing is due)
+      const due = this.started && [...this.queues].some(([key, queue]) => !this.busy.has(key) && queue[0]!.next_at <= now);
       if (this.running.size === 0 && !due) return;
       await new Promise((r) => setTimeout(r, 10));
     }
