@@ -12,6 +12,9 @@ import type { AlertEngine } from '../../alerts/engine.js';
 import { checkCondition, type ConditionRecord } from '../../domain/alerts.js';
 import type { Config } from '../../config/types.js';
 
+/** the longest rearm_seconds taken: a year */
+const MAX_REARM_SECONDS = 365 * 86400;
+
 const alertFields = {
   name: { type: 'string', maxLength: 255 },
   description: { type: ['string', 'null'], maxLength: 1024 },
@@ -20,7 +23,9 @@ const alertFields = {
   services: { type: 'array', maxItems: 50 },
   attributes: { type: 'object', maxProperties: 50 },
   active: { type: 'boolean' },
-  rearm_seconds: { type: ['integer', 'null'] },
+  // multiples of 60 are checked by domain/alerts.ts; a year is already "never again" in
+  // practice, and 6e300 (an integer to JSON Schema) would be stored and answered as 6e+300
+  rearm_seconds: { type: ['integer', 'null'], maximum: MAX_REARM_SECONDS },
   rearm_per_signal: { type: 'boolean' },
   md: { type: 'boolean' },
   // echoes of a GET body PUT back; the path names the alert

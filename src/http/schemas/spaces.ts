@@ -3,6 +3,7 @@
 // transform formula, related_space ownership) are in domain/spaces.ts.
 import { METRIC_NAME } from '../../domain/names.js';
 import { CHART_TYPES, THRESHOLD_OPERATORS, THRESHOLD_TYPES, type ChartField } from '../../domain/chart-input.js';
+import { SAFE_INTEGER } from '../json-number.js';
 
 const GROUP_FUNCTIONS = ['average', 'sum', 'min', 'max', 'breakout'] as const;
 const SUMMARY_FUNCTIONS = ['max', 'min', 'average', 'sum', 'count'] as const;
@@ -89,7 +90,8 @@ export function chartSchema(create: boolean) {
     min: optionalNumber,
     max: optionalNumber,
     label: optionalText,
-    related_space: { type: ['integer', 'null'] },
+    // any integer, stored as given (domain/spaces.ts says why), but one that reads back as sent
+    related_space: { type: ['integer', 'null'], ...SAFE_INTEGER },
     thresholds: { type: ['array', 'null'], maxItems: MAX_THRESHOLDS, items: thresholdSchema },
   } satisfies Record<ChartField, unknown>;
   return {
