@@ -174,7 +174,9 @@ export class MetricCatalog {
 
   /**
    * Batch update: existing metrics are updated; explicitly named missing ones are created
-   * (as PUT /v1/metrics/:name would). Gauge-only attributes are skipped for counters.
+   * (as PUT /v1/metrics/:name would), with `type` if given. Gauge-only attributes are
+   * skipped for counters. A `type` other than an existing metric's refuses the batch, as
+   * the single PUT refuses it: ignoring it would answer 204 for a change never made.
    */
   async updateMany(accountId: number, names: string[], input: MetricInput, userAgent: string | null, progress: (pct: number) => void = () => {}): Promise<number> {
     const metrics = await this.byName(accountId);
@@ -184,8 +186,11 @@ export class MetricCatalog {
     const updated = names.map((n) => {
       const existing = metrics.get(metricKey(n));
       if (!existing) return newMetric(n, input, userAgent);
+      if (input.type !== undefined && input.type !== existing.type) {
+        throw paramErrors({ type: [`cannot change ${existing.name}, a ${existing.type} metric, into a ${input.type} metric`] });
+      }
       const own = existing.type === 'counter' ? withoutGaugeAttributes(input) : input;
-      return applyUpdate(existing, { ...own, type: undefined });
+      return applyUpdate(existing, own);
     });
     await this.check(accountId, updated);
     const chunk = 500;

@@ -106,3 +106,27 @@ t.test('a batch job refused part-way changes nothing: every update is checked be
   const changed = (await Promise.all(['rp.m000', 'rp.m499', 'rp.m519'].map((n) => s.get(`/v1/metrics/${n}`)))).filter((r) => r.body.description === 'partial' || r.body.period === 5);
   t.equal(changed.length, 0, 'no metric took the update');
 });
+
+t.test('batch PUT takes type: it creates listed names with it, and refuses a change of an existing metric\'s type', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('PUT', '/v1/metrics/ty.gauge', { json: { period: 60 } })).status, 201);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { counters: { 'ty.counter': { value: 1 } } } })).status, 200);
+
+  const change = await s.request('PUT', '/v1/metrics', { json: { names: ['ty.gauge', 'ty.new'], type: 'counter', period: 300 } });
+  t.equal(change.status, 400, 'a gauge cannot become a counter through the batch either');
+  t.match(change.body, { errors: { params: { type: [/cannot change ty\.gauge, a gauge metric, into a counter metric/] } } });
+  t.equal((await s.get('/v1/metrics/ty.gauge')).body.type, 'gauge', 'nothing changed');
+  t.equal((await s.get('/v1/metrics/ty.gauge')).body.period, 60);
+  t.equal((await s.get('/v1/metrics/ty.new')).status, 404, 'nothing created');
+
+  const pattern = await s.request('PUT', '/v1/metrics', { form: 'names=ty.*&type=gauge&description=x' });
+  t.equal(pattern.status, 400, 'a pattern matching a counter refuses gauge');
+  t.match(pattern.body, { errors: { params: { type: [/ty\.counter, a counter metric/] } } });
+  t.equal((await s.get('/v1/metrics/ty.gauge')).body.description, null, 'nothing changed');
+
+  t.equal((await s.request('PUT', '/v1/metrics', { json: { names: ['ty.counter', 'ty.made'], type: 'counter', description: 'c' } })).status, 204, 'the same type is no change');
+  t.equal((await s.get('/v1/metrics/ty.counter')).body.description, 'c');
+  const made = (await s.get('/v1/metrics/ty.made')).body;
+  t.equal(made.type, 'counter', 'a listed name is created with the type given');
+  t.equal(made.description, 'c');
+});
