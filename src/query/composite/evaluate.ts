@@ -100,6 +100,13 @@ class Evaluation {
   private readonly selections = new Map<string, Selection>();
   /** every series() use (a read may serve many): each yields its selection over its own grid */
   private readonly uses: { selection: string; from: number; to: number; step: number }[] = [];
+  /**
+   * Values the series() runs have yielded so far. load() bounds each use once, but a
+   * group_by runs its expression once per group, and a `{group: "false"}` series takes
+   * part whole in every group: "each host's share of the total" over n hosts is n x n
+   * series, which only this count, kept as the groups run, sees.
+   */
+  private yielded = 0;
 
   constructor(private readonly source: CompositeSource, private readonly q: CompositeQuery) {}
 
@@ -214,6 +221,10 @@ class Evaluation {
       if (hasPoints(s)) out.push(s);
     };
     const members = e.group ? this.members(sel, scope.groups) : null;
+    this.yielded += (members ?? sel.metas).length * grid.length;
+    if (this.yielded > MAX_COMPOSITE_POINTS) {
+      throw composeError(`evaluates more than ${MAX_COMPOSITE_POINTS} points, counting each group_by group's run of its series: use a coarser resolution, a shorter time range, fewer groups or narrower tag filters`);
+    }
     if (members) members.forEach(add);
     else for (let i = 0; i < r.columns.length; i++) add(i);
     return out;

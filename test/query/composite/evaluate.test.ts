@@ -187,6 +187,20 @@ t.test('one read used many times counts once per use: the answer would hold ever
   await t.resolves(evaluateComposite(parseComposite('[s("cpu","*"), s("cpu","*")]'), source, { ...q, to: 100 }));
 });
 
+t.test('a group_by counts each group\'s run: a {group: "false"} series in every group of many is a 400', async (t) => {
+  // 400 hosts x 100 minutes is 40,000 values read; "each host's share of the total" runs
+  // the 400-series total once per host: 16,000,000 values, which once took seconds of CPU
+  const data: MemorySeries[] = Array.from({ length: 400 }, (_unused, h) => ({
+    metric: 'cpu', tags: { host: `h${h}` }, samples: minutes(Array.from({ length: 100 }, (_v, i) => i + 1)),
+  }));
+  const q = { from: T, to: T + 6000, resolution: 60 };
+  const share = 'group_by("host", divide([s("cpu", "*"), sum(s("cpu", "*", {group: "false"}))]))';
+  const message = await composeMessageAsync(() => evaluateComposite(parseComposite(share), new MemorySource(data), q));
+  t.match(message, /^evaluates more than 10000000 points, counting each group_by group's run of its series/);
+  const few = await evaluateComposite(parseComposite(share), new MemorySource(data.slice(0, 40)), q);
+  t.equal(few.length, 40, '40 groups of 40 series: well within the bound');
+});
+
 t.test('a source that breaks its contract is a programming error, not a 400', async (t) => {
   const source = new MemorySource(DATA);
   source.read = async () => [new Float64Array(1)];
