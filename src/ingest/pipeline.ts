@@ -33,7 +33,11 @@ export interface MetricUse {
   input: MetricInput;
   /** first element naming it, for error messages */
   index: number;
-  /** the source-based API says gauge or counter; the tagged API says nothing (gauge on creation) */
+  /**
+   * the source-based API says gauge or counter; the tagged API says nothing: its
+   * measurements are gauges (Librato's measurements API has no counters), so a metric it
+   * creates is a gauge and a counter refuses them
+   */
   type?: 'gauge' | 'counter';
   /** error field; default `measurements[index].name` */
   field?: string;
@@ -121,7 +125,11 @@ async function prepare(
     if (!existing) continue;
     const at = field ?? `measurements[${index}].name`;
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
-    if (type && existing.type !== type) throw paramError(at, `${name} is a ${existing.type}; it cannot take ${type} measurements`);
+    if (existing.type === (type ?? 'gauge')) continue;
+    // a counter's points are read as deltas: a gauge value among them would read as a reset
+    throw paramError(at, type
+      ? `${name} is a ${existing.type}; it cannot take ${type} measurements`
+      : `${name} is a ${existing.type}; POST /v1/measurements takes gauges only (send counters to POST /v1/metrics)`);
   }
   if (deps.cardinality) deps.cardinality.admit(account, unknownSeries());
   const periods = new Map<string, number | null>(); // metric -> aggregation period, or null

@@ -96,6 +96,25 @@ t.test('counters: stored as submitted, summarized as deltas with resets, never m
   t.equal((await s.get('/v1/metrics/fresh')).status, 404, 'a refused request creates nothing');
 });
 
+t.test('the tagged API takes gauges only: a measurement to a counter is a 400 and stores nothing', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { source: 'app', counters: [{ name: 'Jobs.Done', value: 10, measure_time: BASE }] } })).status, 200);
+  const message = 'jobs.done is a counter; POST /v1/measurements takes gauges only (send counters to POST /v1/metrics)';
+  // a plain value (the scanner's fast path) and a multi-sample one (the full parser), in any spelling
+  const bodies = [
+    { time: BASE + 60, measurements: [{ name: 'ok.gauge', value: 1, tags: { source: 'app' } }, { name: 'jobs.done', value: 1, tags: { source: 'app' } }] },
+    { time: BASE + 60, measurements: [{ name: 'ok.gauge', value: 1, tags: { source: 'app' } }, { name: 'JOBS.DONE', count: 2, sum: 4, tags: { source: 'app' } }] },
+  ];
+  for (const json of bodies) {
+    const r = await s.request('POST', '/v1/measurements', { json });
+    t.equal(r.status, 400, JSON.stringify(json));
+    t.same(r.body, { errors: { params: { 'measurements[1].name': [message] } } });
+  }
+  const counter = await read(s, 'jobs.done', `start_time=${BASE}&end_time=${BASE + 119}&resolution=60`);
+  t.same(counter.measurements, { app: [{ measure_time: BASE, value: 10, count: 1 }] }, 'the counter kept only its own value');
+  t.equal((await s.get('/v1/metrics/ok.gauge')).status, 404, 'a refused request creates nothing');
+});
+
 t.test('a multi-sample gauge with only min or only max keeps min <= max', async (t) => {
   const s = await startTestServer(t);
   // mean 2, min 5: the stored max is at least the min, not the mean
