@@ -21,6 +21,16 @@ export interface AnnotationsDeps {
   annotations: Annotations;
 }
 
+/**
+ * `sources=a`, `sources[]=a` and `sources[0]=a`: each way clients encode an array
+ * (requests repeats the name, Faraday adds `[]`, Node's qs and jQuery number the
+ * elements). A spelling read as nothing would drop the filter and answer every event.
+ */
+const SOURCES_KEY = /^sources(?:\[\d*\])?$/;
+function sourcesOf(ctx: Ctx): string[] {
+  return [...new URLSearchParams(ctx.querystring)].filter(([key]) => SOURCES_KEY.test(key)).map(([, value]) => value);
+}
+
 export function annotationsRoutes(deps: AnnotationsDeps): Router<RequestState> {
   const r = new Router<RequestState>({ prefix: '/v1/annotations' });
   const name = (ctx: Ctx) => ctx.params.name!;
@@ -38,7 +48,7 @@ export function annotationsRoutes(deps: AnnotationsDeps): Router<RequestState> {
       start_time: queryOne(ctx, 'start_time'),
       end_time: queryOne(ctx, 'end_time'),
       count: queryOne(ctx, 'count'),
-      sources: [ctx.query.sources, ctx.query['sources[]']].flat().filter((s): s is string => s !== undefined),
+      sources: sourcesOf(ctx),
     });
     const events = await deps.annotations.query(accountId(ctx), stream, q);
     ctx.body = { name: stream.name, display_name: stream.display_name, events: groupBySource(events) };
