@@ -41,13 +41,27 @@ function clip(s: string): string {
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
-function readString(src: string, at: number): Token {
+/** Whether src[i] starts a character beyond U+FFFF, which takes two UTF-16 units. */
+function isPair(src: string, i: number): boolean {
+  const c = src.charCodeAt(i);
+  const d = src.charCodeAt(i + 1);
+  return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff;
+}
+
+/** The string starting at `at`, whose column is `column`; `pairs` counts its characters beyond U+FFFF. */
+function readString(src: string, at: number, column: number): { token: Token; pairs: number } {
   let value = '';
   let i = at + 1;
+  let pairs = 0;
   while (i < src.length) {
     const c = src[i]!;
-    if (c === '"') return { kind: 'string', text: src.slice(at, i + 1), value, column: at + 1, end: i + 1 };
-    if (c !== '\\') { value += c; i++; continue; }
+    if (c === '"') return { token: { kind: 'string', text: src.slice(at, i + 1), value, column, end: i + 1 }, pairs };
+    if (c !== '\\') {
+      if (isPair(src, i)) pairs++;
+      value += c;
+      i++;
+      continue;
+    }
     const e = src[i + 1];
     if (e === 'u' && /^[0-9A-Fa-f]{4}$/.test(src.slice(i + 2, i + 6))) {
       value += String.fromCharCode(parseInt(src.slice(i + 2, i + 6), 16));
@@ -56,38 +70,49 @@ function readString(src: string, at: number): Token {
       value += ESCAPES[e];
       i += 2;
     } else {
-      throw errorAt(`unknown escape ${JSON.stringify(src.slice(i, i + 2))}`, i + 1, ESCAPE_LIST);
+      throw errorAt(`unknown escape ${JSON.stringify(src.slice(i, i + 2))}`, column + (i - at) - pairs, ESCAPE_LIST);
     }
   }
-  throw errorAt('unterminated string', at + 1, 'a closing double quote');
+  throw errorAt('unterminated string', column, 'a closing double quote');
 }
 
 function tokenize(src: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
+  // Columns count characters, as a reader does: one beyond U+FFFF (an emoji) is two
+  // UTF-16 units of `src`, and only a string can hold one, so the strings read so far
+  // say how far columns lag behind indexes.
+  let pairs = 0;
   while (i < src.length) {
     const c = src[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') { i++; continue; }
+    const column = i + 1 - pairs;
     let t: Token;
-    if (PUNCT.has(c)) t = { kind: c as Punct, text: c, column: i + 1, end: i + 1 };
-    else if (c === '"') t = readString(src, i);
-    else if (NAME_START.test(c)) {
+    if (PUNCT.has(c)) t = { kind: c as Punct, text: c, column, end: i + 1 };
+    else if (c === '"') {
+      const read = readString(src, i, column);
+      pairs += read.pairs;
+      t = read.token;
+    } else if (NAME_START.test(c)) {
       NAME_REST.lastIndex = i + 1;
       let end = i + 1;
       while (NAME_REST.test(src)) end = NAME_REST.lastIndex;
-      t = { kind: 'name', text: src.slice(i, end), column: i + 1, end };
+      t = { kind: 'name', text: src.slice(i, end), column, end };
     } else {
       NUMBER.lastIndex = i;
       const m = NUMBER.exec(src);
-      if (!m) throw errorAt(`unexpected character ${JSON.stringify(c)}`, i + 1, 'a function call, "[", "{", a string or a number');
+      if (!m) {
+        const char = String.fromCodePoint(src.codePointAt(i)!);
+        throw errorAt(`unexpected character ${JSON.stringify(char)}`, column, 'a function call, "[", "{", a string or a number');
+      }
       const value = Number(m[0]);
-      if (!Number.isFinite(value)) throw errorAt(`number ${clip(m[0])} is too large`, i + 1, 'a finite number');
-      t = { kind: 'number', text: m[0], value, column: i + 1, end: i + m[0].length };
+      if (!Number.isFinite(value)) throw errorAt(`number ${clip(m[0])} is too large`, column, 'a finite number');
+      t = { kind: 'number', text: m[0], value, column, end: i + m[0].length };
     }
     tokens.push(t);
     i = t.end;
   }
-  tokens.push({ kind: 'end', text: '', column: src.length + 1, end: src.length });
+  tokens.push({ kind: 'end', text: '', column: src.length + 1 - pairs, end: src.length });
   return tokens;
 }
 
@@ -128,7 +153,8 @@ class Parser {
     const name = this.next();
     const open = this.peek();
     if (open.kind !== '(') this.unexpected(open, `"(" after the function name ${JSON.stringify(name.text)}`);
-    if (open.column !== name.end + 1) throw errorAt(`space before "("`, name.end + 1, `"(" directly after the function name ${JSON.stringify(name.text)}`);
+    // `end` is an index, as is the end of the one-unit "(" (columns may lag behind indexes)
+    if (open.end !== name.end + 1) throw errorAt(`space before "("`, name.column + name.text.length, `"(" directly after the function name ${JSON.stringify(name.text)}`);
     this.next();
     const args = this.list(')', depth, Infinity);
     return { kind: 'call', name: name.text, args, column: name.column };

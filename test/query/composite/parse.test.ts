@@ -113,6 +113,12 @@ t.test('syntax errors name the column and what would have done', async (t) => {
     ['s("a\\x", "*")', 'unknown escape "\\\\x" at column 5: expected \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX'],
     ['s("a", "*") # note', 'unexpected character "#" at column 13: expected a function call, "[", "{", a string or a number'],
     ['scale(s("a","*"), {factor: 1e999})', 'number 1e999 is too large at column 28: expected a finite number'],
+    // columns count characters: an emoji is one, though it is two UTF-16 units
+    ['s("a", {"host": "\u{1F600}"} x)', 'unexpected name "x" at column 22: expected "," or ")"'],
+    ['[s("\u{1F600}"), s ("b")]', 'space before "(" at column 11: expected "(" directly after the function name "s"'],
+    ['s("\u{1F600}\u{1F600}\\x")', 'unknown escape "\\\\x" at column 6: expected \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX'],
+    ['s("a") \u{1F600}', 'unexpected character "\u{1F600}" at column 8: expected a function call, "[", "{", a string or a number'],
+    ['s("\u{1F600}"', 'unexpected end of expression at column 6: expected "," or ")"'],
   ];
   for (const [src, message] of cases) t.equal(error(src), message, src);
 });
