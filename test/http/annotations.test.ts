@@ -89,7 +89,8 @@ t.test('GET a stream: events in start-time order, grouped by source, in the spec
 
   const windowed = await s.get('/v1/annotations/deploys?start_time=150&end_time=300');
   t.same(windowed.body.events, [{ web1: [e4, e1], db1: [e3] }], 'start_time and end_time bound the start times, inclusive');
-  t.same((await s.get('/v1/annotations/deploys?start_time=301')).body.events, [{ unassigned: [e5] }]);
+  t.same((await s.get('/v1/annotations/deploys?start_time=301')).body.events, [{ unassigned: [e5] }],
+    'the span 300-350 began before the window: not in it though it ends inside (Librato\'s rule, docs/resources.md)');
   t.same((await s.get('/v1/annotations/deploys?end_time=99')).body.events, [], 'no events: an empty list');
 
   t.same((await s.get('/v1/annotations/deploys?sources[]=web*')).body.events, [{ web1: [e4, e1] }], 'sources[] takes wildcards');
