@@ -257,6 +257,23 @@ export class MetricCatalog {
   }
 }
 
+/**
+ * Throws the 400 that creating this metric with these properties would, without creating
+ * it, its problems under `element.` (the request element carrying the properties): a
+ * measurement request checks every metric it would create before it creates any, so a
+ * request refused on its second metric has not created the first.
+ */
+export function checkNewMetric(name: string, input: MetricInput, element: string): void {
+  try {
+    newMetric(name, input, null);
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.body.params) throw err;
+    const params = fieldErrors();
+    for (const [field, messages] of Object.entries(err.body.params)) params[`${element}.${field}`] = messages as string[];
+    throw new ApiError(400, { params });
+  }
+}
+
 function checkName(raw: string): string {
   if (!METRIC_NAME.test(raw)) throw new ApiError(400, { params: { name: [METRIC_NAME_MESSAGE] } });
   return canonicalMetricName(raw);

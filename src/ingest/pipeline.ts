@@ -1,7 +1,7 @@
 // The one write path for measurements, whatever API they came through: make sure each
 // metric exists (properties of the request apply only on creation), apply service-side
 // aggregation, then append to the storage engine, which resolves once it is durable.
-import type { MetricCatalog, MetricInput } from '../domain/metrics.js';
+import { checkNewMetric, type MetricCatalog, type MetricInput } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
 import { rowRange, samplesOf, type Sample, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
@@ -120,10 +120,15 @@ async function prepare(
   deps: IngestDeps, account: number, metricInputs: Map<string, MetricUse>, userAgent: string | null,
   unknownSeries: () => { metric: string; tags: TagPairs }[],
 ): Promise<Map<string, number | null> | null> {
-  for (const [name, { index, type, field }] of metricInputs) {
+  for (const [name, { input, index, type, field, spelling }] of metricInputs) {
     const existing = await deps.catalog.get(account, name);
-    if (!existing) continue;
     const at = field ?? `measurements[${index}].name`;
+    if (!existing) {
+      // what the metric would be created with (a period aggregation cannot use, say),
+      // reported under the element that carries it: `gauges[cpu].period`
+      checkNewMetric(spelling ?? name, { ...input, type: type ?? 'gauge' }, at.replace(/\.name$/, ''));
+      continue;
+    }
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
     if (existing.type === (type ?? 'gauge')) continue;
     // a counter's points are read as deltas: a gauge value among them would read as a reset

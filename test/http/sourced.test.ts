@@ -115,6 +115,27 @@ t.test('the tagged API takes gauges only: a measurement to a counter is a 400 an
   t.equal((await s.get('/v1/metrics/ok.gauge')).status, 404, 'a refused request creates nothing');
 });
 
+t.test('properties a new metric cannot take refuse the request under the element, before any metric is created', async (t) => {
+  const s = await startTestServer(t);
+  const cases: [string, unknown, Record<string, string[]>][] = [
+    ['/v1/metrics', { gauges: { 'first.a': 1, 'agg.b': { value: 1, period: 5, attributes: { aggregate: true } } } },
+      { 'gauges[agg.b].period': ['must be from 10 to 600 seconds when service-side aggregation is on'] }],
+    ['/v1/metrics', { gauges: [{ name: 'first.a', value: 1 }], counters: [{ name: 'cnt.b', value: 1, attributes: { summarize_function: 'sum' } }] },
+      { 'counters[0].attributes': ['summarize_function and aggregate apply to gauges only'] }],
+    ['/v1/measurements', { measurements: [{ name: 'first.a', value: 1, tags: { h: 'a' } }, { name: 'tr.b', value: 1, tags: { h: 'a' }, attributes: { display_transform: 'rm -rf' } }] },
+      { 'measurements[1].attributes': ['display_transform may contain only digits, whitespace, parentheses, x, p, +, -, *, / and decimal points'] }],
+  ];
+  for (const [path, json, params] of cases) {
+    const r = await s.request('POST', path, { json });
+    t.equal(r.status, 400, JSON.stringify(json));
+    t.same(r.body, { errors: { params } });
+    t.equal((await s.get('/v1/metrics/first.a')).status, 404, 'the metric before it was not created');
+  }
+  // properties are applied only on creation: for a metric that exists they are not checked either
+  t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: { 'agg.b': 1 } } })).status, 200);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: { 'agg.b': { value: 1, period: 5, attributes: { aggregate: true } } } } })).status, 200);
+});
+
 t.test('a multi-sample gauge with only min or only max keeps min <= max', async (t) => {
   const s = await startTestServer(t);
   // mean 2, min 5: the stored max is at least the min, not the mean
