@@ -85,7 +85,7 @@ export async function runSourcedQuery(engine: SeriesStore, account: number, metr
     let idx = p.t.map((_, i) => i).filter((i) => nextTime === undefined || p.t[i]! < nextTime);
     if (q.count !== null) idx = q.fromEnd ? idx.slice(-q.count) : idx.slice(0, q.count);
     const out = emptyPoints();
-    for (const i of idx) pushPoint(out, p.t[i]!, at(p, i));
+    for (const i of idx) pushPoint(out, p.t[i]!, at(p, i), p.lastT[i]!);
     return out;
   };
 
@@ -137,7 +137,7 @@ function deltaPoints(p: Points): Points {
 
 function deltas(p: Points, from: number): Points {
   const out = emptyPoints();
-  for (let i = 0; i < p.t.length; i++) if (p.t[i]! >= from) pushPoint(out, p.t[i]!, at(p, i));
+  for (let i = 0; i < p.t.length; i++) if (p.t[i]! >= from) pushPoint(out, p.t[i]!, at(p, i), p.lastT[i]!);
   return out;
 }
 

@@ -4,6 +4,7 @@
 //   times: uvarint (t0 - windowStart), then runs of (uvarint delta, uvarint repeat)
 //   sum column (the value itself for plain samples)
 //   [flags & 1] count column as uvarints, then min, max, last, sumsq columns
+//   [flags & 4] when each point's last sample was taken: runs of (uvarint lastT - t, uvarint repeat)
 // A chunk of plain samples (count 1, so min = max = last = sum and sumsq = sum^2) stores
 // only times and values. Input must be sorted with distinct times (sortMerge).
 import { ByteReader, ByteWriter } from './bytes.js';
@@ -17,6 +18,13 @@ const SUMMARY = 1;
  * before have this bit clear and are read as they were.
  */
 const COUNT_RUNS = 2;
+/**
+ * The time of each point's last sample, as offsets from the point's time in runs: a
+ * roll-up bucket's `last` must come from its latest sample when a late sample lands in
+ * another part of the bucket (points.ts's mergeInto). Absent, the last sample is at the
+ * point's time (raw points; buckets of one sample at their start; chunks written before).
+ */
+const LAST_TIMES = 4;
 
 const writer = new ByteWriter(64 * 1024);
 
@@ -33,8 +41,9 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
   w.reset();
   const n = p.t.length;
   const plain = isPlain(p);
+  const lastTimes = hasLastTimes(p);
   w.uvarint(n);
-  w.byte(plain ? 0 : SUMMARY | COUNT_RUNS);
+  w.byte((plain ? 0 : SUMMARY | COUNT_RUNS) | (lastTimes ? LAST_TIMES : 0));
   if (n > 0) {
     // an offset below the window would be written as garbage: refuse it instead
     if (p.t[0]! < windowStart) throw new RangeError(`a chunk of the window at ${windowStart} cannot hold a point at ${p.t[0]}`);
@@ -57,7 +66,28 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
     writeValues(w, p.last, n);
     writeValues(w, p.sumsq, n, true);
   }
+  if (lastTimes) writeLastTimes(w, p);
   return w.finish();
+}
+
+function hasLastTimes(p: Points): boolean {
+  for (let i = 0; i < p.t.length; i++) if (p.lastT[i] !== p.t[i]) return true;
+  return false;
+}
+
+function writeLastTimes(w: ByteWriter, p: Points): void {
+  const n = p.t.length;
+  let i = 0;
+  while (i < n) {
+    const d = p.lastT[i]! - p.t[i]!;
+    // garbage in would be garbage out: a last sample before its point's time is a bug
+    if (!(d >= 0 && Number.isSafeInteger(d))) throw new RangeError(`a point at ${p.t[i]} cannot have its last sample at ${p.lastT[i]}`);
+    let run = 1;
+    while (i + run < n && p.lastT[i + run]! - p.t[i + run]! === d) run++;
+    w.uvarint(d);
+    w.uvarint(run);
+    i += run;
+  }
 }
 
 function writeRuns(w: ByteWriter, xs: ArrayLike<number>, n: number): void {
@@ -88,12 +118,15 @@ export function decodeChunk(buf: Uint8Array, windowStart: number, from = -Infini
   if (flags & SUMMARY) {
     const out: Points = pointsFor(columns, t, sum);
     readSummaries(r, out, n, a, b, columns, flags);
+    readLastTimes(r, out, n, a, b, columns, flags, 0);
     return out;
   }
   // plain points: min = max = last = the value (shared arrays, never mutated in place)
   const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
   const sumsq = columns & COLUMN.sumsq ? sum.map((v) => v * v) : sum;
-  return { t, count, sum, min: sum, max: sum, last: sum, sumsq };
+  const out: Points = { t, count, sum, min: sum, max: sum, last: sum, sumsq, lastT: !(columns & COLUMN.last) ? sum : flags & LAST_TIMES ? [] : t };
+  readLastTimes(r, out, n, a, b, columns, flags, 0);
+  return out;
 }
 
 /**
@@ -112,6 +145,7 @@ export function decodeChunkInto(out: Points, buf: Uint8Array, windowStart: numbe
   readValues(r, out.sum, n, a, b);
   if (flags & SUMMARY) {
     readSummaries(r, out, n, a, b, columns, flags);
+    readLastTimes(r, out, n, a, b, columns, flags, start);
     return;
   }
   // plain points: count 1, min = max = last = the value, sumsq its square
@@ -120,12 +154,34 @@ export function decodeChunkInto(out: Points, buf: Uint8Array, windowStart: numbe
   if (out.count !== sum) for (let i = start; i < end; i++) out.count.push(1);
   for (const col of [out.min, out.max, out.last]) if (col !== sum) for (let i = start; i < end; i++) col.push(sum[i]!);
   if (out.sumsq !== sum) for (let i = start; i < end; i++) out.sumsq.push(sum[i]! * sum[i]!);
+  readLastTimes(r, out, n, a, b, columns, flags, start);
 }
 
 /** Empty points whose columns not in `columns` are the sum column (decodeChunkInto). */
 export function pointsFor(columns: number, t: number[] = [], sum: number[] = []): Points {
   const col = (bit: number): number[] => (columns & bit ? [] : sum);
-  return { t, sum, count: col(COLUMN.count), min: col(COLUMN.min), max: col(COLUMN.max), last: col(COLUMN.last), sumsq: col(COLUMN.sumsq) };
+  return { t, sum, count: col(COLUMN.count), min: col(COLUMN.min), max: col(COLUMN.max), last: col(COLUMN.last), sumsq: col(COLUMN.sumsq), lastT: col(COLUMN.last) };
+}
+
+/**
+ * The last-sample times of points [a, b), whose times are out.t[start..], pushed onto
+ * out.lastT when `last` is wanted and out.lastT is not the time column: from the chunk's
+ * column if it has one (the reader stands just before it), else the points' own times.
+ */
+function readLastTimes(r: ByteReader, out: Points, n: number, a: number, b: number, columns: number, flags: number, start: number): void {
+  if (!(columns & COLUMN.last) || out.lastT === out.t) return;
+  const { t, lastT } = out;
+  if (!(flags & LAST_TIMES)) {
+    for (let i = start; i < t.length; i++) lastT.push(t[i]!);
+    return;
+  }
+  let k = start;
+  for (let i = 0; i < n;) {
+    const d = r.uvarint();
+    const run = r.uvarint();
+    if (run === 0 || i + run > n) throw new RangeError('bad last-time run in chunk');
+    for (const end = i + run; i < end; i++) if (i >= a && i < b) lastT.push(t[k++]! + d);
+  }
 }
 
 /** Times of a chunk's points, pushed to `t` if from <= t < to: returns their index range [a, b). */
@@ -182,8 +238,10 @@ function readSummaries(r: ByteReader, out: Points, n: number, a: number, b: numb
     }
   }
   const rest: [number, number[]][] = [[COLUMN.min, out.min], [COLUMN.max, out.max], [COLUMN.last, out.last], [COLUMN.sumsq, out.sumsq]];
+  // `last` wants the last-sample times after the sumsq column too
+  const through = columns & COLUMN.last && flags & LAST_TIMES ? ALL_COLUMNS : columns;
   for (const [bit, col] of rest) {
-    if (columns < bit) return; // nothing wanted from here on
+    if (through < bit) return; // nothing wanted from here on
     if (columns & bit) readValues(r, col, n, a, b);
     else readValues(r, SKIPPED, n, 0, 0);
   }

@@ -29,11 +29,12 @@ const INITIAL = 16;
  */
 export const CACHED_STEPS: readonly number[] = [900, 3600];
 
-/** Numbers a bucket in PackedBuckets: time, count, sum, min, max, last, sumsq. */
-const BUCKET = 7;
+/** Numbers a bucket in PackedBuckets: time, count, sum, min, max, last, sumsq, lastT. */
+const BUCKET = 8;
 
 /**
- * Summaries packed seven numbers each (time, count, sum, min, max, last, sumsq) in one
+ * Summaries packed eight numbers each (time, count, sum, min, max, last, sumsq, and when
+ * the last sample was taken) in one
  * Float64Array that grows: what a read takes from the head for a coarse tier is one such
  * array for all its series, not seven arrays a window (those, held across the read's
  * LevelDB fetch, were promoted and cost more in garbage collection than the roll-up).
@@ -52,7 +53,7 @@ export class PackedBuckets {
     return this;
   }
 
-  push(t: number, count: number, sum: number, min: number, max: number, last: number, sumsq: number): void {
+  push(t: number, count: number, sum: number, min: number, max: number, last: number, sumsq: number, lastT: number): void {
     let at = this.size * BUCKET;
     if (at === this.buf.length) this.grow(this.size + 1);
     const buf = this.buf;
@@ -62,7 +63,8 @@ export class PackedBuckets {
     buf[at++] = min;
     buf[at++] = max;
     buf[at++] = last;
-    buf[at] = sumsq;
+    buf[at++] = sumsq;
+    buf[at] = lastT;
     this.size++;
   }
 
@@ -115,7 +117,7 @@ export function unpack(buf: Float64Array, a: number, b: number, columns = ALL_CO
     for (let i = 0, at = a * BUCKET + offset; i < n; i++, at += BUCKET) out[i] = buf[at]!;
     return out;
   };
-  return { t, sum, count: column(COLUMN.count, 1), min: column(COLUMN.min, 3), max: column(COLUMN.max, 4), last: column(COLUMN.last, 5), sumsq: column(COLUMN.sumsq, 6) };
+  return { t, sum, count: column(COLUMN.count, 1), min: column(COLUMN.min, 3), max: column(COLUMN.max, 4), last: column(COLUMN.last, 5), sumsq: column(COLUMN.sumsq, 6), lastT: column(COLUMN.last, 7) };
 }
 
 /**
@@ -403,7 +405,7 @@ export class Columns {
   bucketsInto(from: number, to: number, step: number, out: PackedBuckets): void {
     if (!this.sorted) {
       const p = this.range(from, to, step);
-      for (let i = 0; i < p.t.length; i++) out.push(p.t[i]!, p.count[i]!, p.sum[i]!, p.min[i]!, p.max[i]!, p.last[i]!, p.sumsq[i]!);
+      for (let i = 0; i < p.t.length; i++) out.push(p.t[i]!, p.count[i]!, p.sum[i]!, p.min[i]!, p.max[i]!, p.last[i]!, p.sumsq[i]!, p.lastT[i]!);
       return;
     }
     if (CACHED_STEPS.includes(step)) this.rollCached(from, to, step, out);
@@ -469,6 +471,8 @@ export class Columns {
     let max = 0;
     let last = 0;
     let sumsq = 0;
+    // the columns are sorted: a bucket's last sample is its last point
+    let lastT = 0;
     for (let i = a; i < b; i++) {
       const t = w + dt[i]!;
       const x = v[i]!;
@@ -476,7 +480,7 @@ export class Columns {
       const lo = cx ? cx.min[i]! : x;
       const hi = cx ? cx.max[i]! : x;
       if (t >= end) {
-        if (count > 0) out.push(bucket, count, sum, min, max, last, sumsq);
+        if (count > 0) out.push(bucket, count, sum, min, max, last, sumsq, lastT);
         bucket = t - (t % step);
         end = bucket + step;
         count = c;
@@ -485,6 +489,7 @@ export class Columns {
         max = hi;
         last = cx ? cx.last[i]! : x;
         sumsq = cx ? cx.sumsq[i]! : x * x;
+        lastT = t;
         continue;
       }
       count += c;
@@ -493,8 +498,9 @@ export class Columns {
       if (hi > max) max = hi;
       last = cx ? cx.last[i]! : x;
       sumsq += cx ? cx.sumsq[i]! : x * x;
+      lastT = t;
     }
-    out.push(bucket, count, sum, min, max, last, sumsq);
+    out.push(bucket, count, sum, min, max, last, sumsq, lastT);
   }
 
   /** First index whose time is >= t (sorted chunks only). */
@@ -520,15 +526,16 @@ export class Columns {
       sum[i - a] = this.v[i]!;
     }
     const cx = this.cx;
+    // raw points: each one's last sample is at its own time (the time column, never mutated in place)
     if (cx) {
       return {
         t, sum, count: Array.from(cx.count.subarray(a, b)), min: Array.from(cx.min.subarray(a, b)),
-        max: Array.from(cx.max.subarray(a, b)), last: Array.from(cx.last.subarray(a, b)), sumsq: Array.from(cx.sumsq.subarray(a, b)),
+        max: Array.from(cx.max.subarray(a, b)), last: Array.from(cx.last.subarray(a, b)), sumsq: Array.from(cx.sumsq.subarray(a, b)), lastT: t,
       };
     }
     // plain points: min = max = last = the value (shared arrays, never mutated in place)
     const count = columns & COLUMN.count ? new Array<number>(b - a).fill(1) : sum;
-    return { t, sum, count, min: sum, max: sum, last: sum, sumsq: columns & COLUMN.sumsq ? sum.map((x) => x * x) : sum };
+    return { t, sum, count, min: sum, max: sum, last: sum, sumsq: columns & COLUMN.sumsq ? sum.map((x) => x * x) : sum, lastT: t };
   }
 
   /** Loads points as if appended in order. */

@@ -1,6 +1,9 @@
 // Points as summaries, column by column: every point carries count, sum, min, max, last
 // and the sum of squares, so every summary function works at every tier, and two points
-// (or two partial chunks) for the same time merge without loss.
+// (or two partial chunks) for the same time merge without loss. A point also carries the
+// time of the sample its `last` came from (`lastT`): a roll-up bucket split across two
+// parts (a late sample written after its bucket was checkpointed) takes its `last` from
+// the part holding the later sample, not from the part written later.
 import type { Summary } from './sample.js';
 
 export interface Points {
@@ -11,6 +14,12 @@ export interface Points {
   max: number[];
   last: number[];
   sumsq: number[];
+  /**
+   * When the sample `last` holds was taken: the point's own time for a raw point, up to
+   * a step later for a bucket. Read and written with `last` (COLUMN.last); may be the
+   * time column itself in points only read, never in points merged into.
+   */
+  lastT: number[];
 }
 
 /**
@@ -23,10 +32,11 @@ export const COLUMN = { count: 1, min: 2, max: 4, last: 8, sumsq: 16 } as const;
 export const ALL_COLUMNS = 31;
 
 export function emptyPoints(): Points {
-  return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [] };
+  return { t: [], count: [], sum: [], min: [], max: [], last: [], sumsq: [], lastT: [] };
 }
 
-export function pushPoint(p: Points, t: number, s: Summary): void {
+/** `lastT`: when the sample `s.last` holds was taken (the point's time for a raw sample). */
+export function pushPoint(p: Points, t: number, s: Summary, lastT = t): void {
   p.t.push(t);
   p.count.push(s.count);
   p.sum.push(s.sum);
@@ -34,20 +44,27 @@ export function pushPoint(p: Points, t: number, s: Summary): void {
   p.max.push(s.max);
   p.last.push(s.last);
   p.sumsq.push(s.sumsq);
+  p.lastT.push(lastT);
 }
 
 /** Points [start, end) of `p`, copied. */
 export function slicePoints(p: Points, start: number, end = p.t.length): Points {
-  return { t: p.t.slice(start, end), count: p.count.slice(start, end), sum: p.sum.slice(start, end), min: p.min.slice(start, end), max: p.max.slice(start, end), last: p.last.slice(start, end), sumsq: p.sumsq.slice(start, end) };
+  return { t: p.t.slice(start, end), count: p.count.slice(start, end), sum: p.sum.slice(start, end), min: p.min.slice(start, end), max: p.max.slice(start, end), last: p.last.slice(start, end), sumsq: p.sumsq.slice(start, end), lastT: p.lastT.slice(start, end) };
 }
 
-/** Merges point j of `src` into point i of `dst` (same time; src written later). */
+/**
+ * Merges point j of `src` into point i of `dst` (same time; src written later). `last`
+ * goes to the later sample; between samples of one second, to the later write.
+ */
 export function mergeInto(dst: Points, i: number, src: Points, j: number): void {
   dst.count[i]! += src.count[j]!;
   dst.sum[i]! += src.sum[j]!;
   if (src.min[j]! < dst.min[i]!) dst.min[i] = src.min[j]!;
   if (src.max[j]! > dst.max[i]!) dst.max[i] = src.max[j]!;
-  dst.last[i] = src.last[j]!;
+  if (src.lastT[j]! >= dst.lastT[i]!) {
+    dst.last[i] = src.last[j]!;
+    dst.lastT[i] = src.lastT[j]!;
+  }
   dst.sumsq[i]! += src.sumsq[j]!;
 }
 
@@ -118,7 +135,7 @@ function concat(parts: Points[]): Points {
   // a column that is the sum column itself in every part (one a read did not ask for, or
   // min, max and last of plain points) stays so here: five copies fewer a series
   const column = (of: (p: Points) => number[]): number[] => (parts.every((p) => of(p) === p.sum) ? sum : new Array<number>(total));
-  const out: Points = { t, sum, count: column((p) => p.count), min: column((p) => p.min), max: column((p) => p.max), last: column((p) => p.last), sumsq: column((p) => p.sumsq) };
+  const out: Points = { t, sum, count: column((p) => p.count), min: column((p) => p.min), max: column((p) => p.max), last: column((p) => p.last), sumsq: column((p) => p.sumsq), lastT: column((p) => p.lastT) };
   let at = 0;
   for (const p of parts) {
     for (let i = 0; i < p.t.length; i++, at++) {
@@ -139,6 +156,7 @@ function concat(parts: Points[]): Points {
   fill(out.max, (p) => p.max);
   fill(out.last, (p) => p.last);
   fill(out.sumsq, (p) => p.sumsq);
+  fill(out.lastT, (p) => p.lastT);
   return out;
 }
 
@@ -175,7 +193,10 @@ export function appendInOrder(out: Points, src: Points): boolean {
   if (out.count !== out.sum) push(out.count, src.count);
   if (out.min !== out.sum) push(out.min, src.min);
   if (out.max !== out.sum) push(out.max, src.max);
-  if (out.last !== out.sum) push(out.last, src.last);
+  if (out.last !== out.sum) {
+    push(out.last, src.last);
+    push(out.lastT, src.lastT);
+  }
   if (out.sumsq !== out.sum) push(out.sumsq, src.sumsq);
   return true;
 }
@@ -201,7 +222,7 @@ export function mergeSeam(out: Points, start: number): boolean {
 /** The distinct arrays of `p`: time, sum and the columns that are not the sum column. */
 function wantedColumns(p: Points): number[][] {
   const out = [p.t, p.sum];
-  for (const col of [p.count, p.min, p.max, p.last, p.sumsq]) if (col !== p.sum) out.push(col);
+  for (const col of [p.count, p.min, p.max, p.last, p.sumsq, p.lastT]) if (col !== p.sum) out.push(col);
   return out;
 }
 
@@ -211,7 +232,10 @@ function mergeWanted(dst: Points, i: number, src: Points, j: number): void {
   if (dst.count !== sum) dst.count[i]! += src.count[j]!;
   if (dst.min !== sum && src.min[j]! < dst.min[i]!) dst.min[i] = src.min[j]!;
   if (dst.max !== sum && src.max[j]! > dst.max[i]!) dst.max[i] = src.max[j]!;
-  if (dst.last !== sum) dst.last[i] = src.last[j]!;
+  if (dst.last !== sum && src.lastT[j]! >= dst.lastT[i]!) {
+    dst.last[i] = src.last[j]!;
+    dst.lastT[i] = src.lastT[j]!;
+  }
   if (dst.sumsq !== sum) dst.sumsq[i]! += src.sumsq[j]!;
   sum[i]! += src.sum[j]!;
 }
@@ -223,7 +247,10 @@ function pushWanted(dst: Points, src: Points, i: number): void {
   if (dst.count !== sum) dst.count.push(src.count[i]!);
   if (dst.min !== sum) dst.min.push(src.min[i]!);
   if (dst.max !== sum) dst.max.push(src.max[i]!);
-  if (dst.last !== sum) dst.last.push(src.last[i]!);
+  if (dst.last !== sum) {
+    dst.last.push(src.last[i]!);
+    dst.lastT.push(src.lastT[i]!);
+  }
   if (dst.sumsq !== sum) dst.sumsq.push(src.sumsq[i]!);
   sum.push(src.sum[i]!);
 }
@@ -236,6 +263,7 @@ export function copyPoint(dst: Points, src: Points, i: number): void {
   dst.max.push(src.max[i]!);
   dst.last.push(src.last[i]!);
   dst.sumsq.push(src.sumsq[i]!);
+  dst.lastT.push(src.lastT[i]!);
 }
 
 function alignedTo(t: number[], step: number): boolean {

@@ -113,20 +113,24 @@ t.test('WAL records of mixed plain and summary samples round-trip; shared times 
 t.test('decoding a time range keeps exactly the points inside it', async (t) => {
   const win = 1_795_276_800;
   const p = emptyPoints();
-  for (let i = 0; i < 50; i++) pushPoint(p, win + i * 60 + (i > 30 ? 7 : 0), { count: 1 + (i % 3), sum: i * 1.5, min: i - 1, max: i + 1, last: i, sumsq: i * i * 3 });
+  for (let i = 0; i < 50; i++) {
+    const time = win + i * 60 + (i > 30 ? 7 : 0);
+    pushPoint(p, time, { count: 1 + (i % 3), sum: i * 1.5, min: i - 1, max: i + 1, last: i, sumsq: i * i * 3 }, time + (i % 4 > 1 ? 50 : i % 4));
+  }
   const buf = encodeChunk(p, win);
+  t.same(decodeChunk(buf, win), p, 'every column round-trips, the last-sample times included');
   const full = decodeChunk(buf, win);
   for (const [from, to] of [[win, win + 600], [win + 1799, win + 1900], [win + 5000, win + 9000], [0, win], [win + 60, win + 61]]) {
     const cut = decodeChunk(buf, win, from, to);
     const idx = full.t.map((x, i) => (x >= from! && x < to! ? i : -1)).filter((i) => i >= 0);
-    t.same(cut, { t: idx.map((i) => full.t[i]), count: idx.map((i) => full.count[i]), sum: idx.map((i) => full.sum[i]), min: idx.map((i) => full.min[i]), max: idx.map((i) => full.max[i]), last: idx.map((i) => full.last[i]), sumsq: idx.map((i) => full.sumsq[i]) }, `[${from! - win}, ${to! - win})`);
+    t.same(cut, { t: idx.map((i) => full.t[i]), count: idx.map((i) => full.count[i]), sum: idx.map((i) => full.sum[i]), min: idx.map((i) => full.min[i]), max: idx.map((i) => full.max[i]), last: idx.map((i) => full.last[i]), sumsq: idx.map((i) => full.sumsq[i]), lastT: idx.map((i) => full.lastT[i]) }, `[${from! - win}, ${to! - win})`);
   }
 });
 
 t.test('a decode asked for some summary columns returns those exactly, and the rest of the range', async (t) => {
   const { COLUMN, ALL_COLUMNS } = await import('../../src/tsdb/points.js');
   const p = emptyPoints();
-  for (let i = 0; i < 50; i++) pushPoint(p, 1000 + i * 60, { count: 2 + (i % 3), sum: i * 1.5, min: -i, max: i + 0.25, last: i / 7, sumsq: i * i + 0.5 });
+  for (let i = 0; i < 50; i++) pushPoint(p, 1000 + i * 60, { count: 2 + (i % 3), sum: i * 1.5, min: -i, max: i + 0.25, last: i / 7, sumsq: i * i + 0.5 }, 1000 + i * 60 + (i % 7) * 3);
   const buf = encodeChunk(p, 0);
   const all = decodeChunk(buf, 0, 1300, 2500, ALL_COLUMNS);
   const cases: [string, number][] = [
@@ -139,8 +143,10 @@ t.test('a decode asked for some summary columns returns those exactly, and the r
     for (const [key, bit] of Object.entries(COLUMN) as [keyof typeof COLUMN, number][]) {
       if (columns & bit) t.ok(same(got[key], all[key]), `${name}: ${key} as decoded whole`);
     }
+    if (columns & COLUMN.last) t.ok(same(got.lastT, all.lastT), `${name}: the last-sample times with last`);
   }
-  const plain = encodeChunk({ t: [0, 60], count: [1, 1], sum: [3, 4], min: [3, 4], max: [3, 4], last: [3, 4], sumsq: [9, 16] }, 0);
+  t.same(all.lastT, all.t.map((x) => x + (((x - 1000) / 60) % 7) * 3), 'the last-sample times of the range');
+  const plain = encodeChunk({ t: [0, 60], count: [1, 1], sum: [3, 4], min: [3, 4], max: [3, 4], last: [3, 4], sumsq: [9, 16], lastT: [0, 60] }, 0);
   const mean = decodeChunk(plain, 0, -Infinity, Infinity, COLUMN.count);
   t.same([mean.count, mean.sum], [[1, 1], [3, 4]], 'plain points: count 1');
 });

@@ -393,7 +393,7 @@ t.test('a bucket split between two parts, between a part and the head, or betwee
     w.count[0]!++;
     w.sum[0]! += 0.5;
     t.same({ t: p!.t, count: p!.count, sum: p!.sum }, w, `${what}: merged into its minute`);
-    t.same([p!.min[0], p!.max[0], p!.last[0]], [0, 5, 0.5], `${what}: the late point is the minute's last write`);
+    t.same([p!.min[0], p!.max[0], p!.last[0]], [0, 5, 5], `${what}: the minute's last is still its latest sample (at 50 s), not the late write`);
     const [raw] = await a.engine.read(1, [id], 0, base, base + 3600);
     t.same(raw!.t.slice(0, 3), [base, base + 5, base + 10], `${what}: raw, in time order`);
     await a.engine.checkpoint();

@@ -291,7 +291,7 @@ t.test('open windows snapshotted by the old layout are read, rewritten as parts,
   await a.engine.close();
   const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
   // what a checkpoint of the old layout left for an open window: one whole snapshot
-  const snapshot = { t: [base + HOUR, base + 2 * HOUR], count: [1, 1], sum: [2, 3], min: [2, 3], max: [2, 3], last: [2, 3], sumsq: [4, 9] };
+  const snapshot = { t: [base + HOUR, base + 2 * HOUR], count: [1, 1], sum: [2, 3], min: [2, 3], max: [2, 3], last: [2, 3], sumsq: [4, 9], lastT: [base + HOUR, base + 2 * HOUR] };
   await a.store.binary('head').put(headKey(1, id, base), encodeChunk(snapshot, base));
   await a.crash();
 

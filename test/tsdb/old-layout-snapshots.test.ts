@@ -24,7 +24,7 @@ async function oldLayoutDir(dir: string) {
   await a.engine.append(1, Array.from({ length: SERIES }, (_, i) => valueSample('m', tagsOf(i), base, 1)));
   await a.engine.close();
   const ids = a.engine.select(1, 'm', { op: 'all' }).map((r) => r.id);
-  const snapshot = { t: [base + HOUR, base + 2 * HOUR], count: [1, 1], sum: [2, 3], min: [2, 3], max: [2, 3], last: [2, 3], sumsq: [4, 9] };
+  const snapshot = { t: [base + HOUR, base + 2 * HOUR], count: [1, 1], sum: [2, 3], min: [2, 3], max: [2, 3], last: [2, 3], sumsq: [4, 9], lastT: [base + HOUR, base + 2 * HOUR] };
   for (const id of ids) await a.store.binary('head').put(headKey(1, id, base), encodeChunk(snapshot, base));
   await a.crash();
   return { base, ids };
