@@ -6,7 +6,7 @@ import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
 import { ApiError, fieldErrors, paramErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
-import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE } from './names.js';
+import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE, METRIC_PATTERN } from './names.js';
 import { transformProblem } from './transform.js';
 import type { MetricAttributes } from './metric-attributes.js';
 import { overLimit } from './account-limits.js';
@@ -161,6 +161,7 @@ export class MetricCatalog {
     if (patterns.length > MAX_EXCLUDE_PATTERNS) throw paramErrors({ exclude: [`at most ${MAX_EXCLUDE_PATTERNS} patterns with *`] });
     const exact = new Set(all.filter((p) => !p.includes('*')).map(metricKey));
     const kept = (n: string) => !exact.has(n) && !patterns.some((g) => g.test(n));
+    checkNames(names);
     if (typeof names === 'string' && names.includes('*')) {
       const glob = compileGlob(names);
       return { existing: [...metrics.keys()].filter((n) => glob.test(n) && kept(n)).sort(), missing: [] };
@@ -272,6 +273,24 @@ export function checkNewMetric(name: string, input: MetricInput, element: string
     for (const [field, messages] of Object.entries(err.body.params)) params[`${element}.${field}`] = messages as string[];
     throw new ApiError(400, { params });
   }
+}
+
+/**
+ * A batch's `names`: metric names, or one `*` pattern of name characters. A pattern no
+ * name can match (`a b*`) would answer 204 having touched nothing, so it is a 400 under
+ * `names` as a bad name in the list is (under its index).
+ */
+function checkNames(names: string[] | string): void {
+  if (typeof names === 'string') {
+    if (!(names.includes('*') ? METRIC_PATTERN : METRIC_NAME).test(names)) throw paramErrors({ names: ['must be a metric name, or one pattern of 1-255 letters, digits, . : - _ and *'] });
+    return;
+  }
+  const params = fieldErrors();
+  names.forEach((n, i) => {
+    if (METRIC_NAME.test(n)) return;
+    params[`names[${i}]`] = [n.includes('*') ? 'must be a metric name (a * pattern is given as names alone, not in a list)' : METRIC_NAME_MESSAGE];
+  });
+  if (Object.keys(params).length) throw paramErrors(params);
 }
 
 function checkName(raw: string): string {

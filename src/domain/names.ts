@@ -1,6 +1,8 @@
 // Name rules shared by every resource that stores metric names.
 
 export const METRIC_NAME = /^[A-Za-z0-9.:_-]{1,255}$/;
+/** A `*` pattern over metric names (batch updates and deletes). */
+export const METRIC_PATTERN = /^[A-Za-z0-9.:_*-]{1,255}$/;
 
 /** Sources (the legacy API's, stored as the `source` tag, lower-cased). */
 export const SOURCE = /^[A-Za-z0-9.:_-]{1,255}$/;

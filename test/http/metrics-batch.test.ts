@@ -130,3 +130,26 @@ t.test('batch PUT takes type: it creates listed names with it, and refuses a cha
   t.equal(made.type, 'counter', 'a listed name is created with the type given');
   t.equal(made.description, 'c');
 });
+
+t.test('a bad name or pattern in a batch is a 400 under names, and changes nothing', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('PUT', '/v1/metrics/keep.me', { json: {} })).status, 201);
+  const pattern = 'must be a metric name, or one pattern of 1-255 letters, digits, . : - _ and *';
+  const cases: [string, unknown, Record<string, string[]>][] = [
+    ['PUT', { names: 'keep me*', description: 'x' }, { names: [pattern] }],
+    ['DELETE', { names: 'keep/*' }, { names: [pattern] }],
+    ['DELETE', { names: 'a b' }, { names: [pattern] }],
+    ['PUT', { names: ['keep.me', 'a b'], description: 'x' }, { 'names[1]': ['must be 1-255 characters of letters, digits, . : - _'] }],
+    ['DELETE', { names: ['keep.me', 'keep.*'] }, { 'names[1]': ['must be a metric name (a * pattern is given as names alone, not in a list)'] }],
+  ];
+  for (const [method, json, params] of cases) {
+    const r = await s.request(method, '/v1/metrics', { json });
+    t.equal(r.status, 400, `${method} ${JSON.stringify(json)}`);
+    t.same(r.body, { errors: { params } });
+  }
+  const kept = await s.get('/v1/metrics/keep.me');
+  t.equal(kept.status, 200, 'nothing deleted');
+  t.equal(kept.body.description, null, 'nothing updated');
+  t.equal((await s.request('PUT', '/v1/metrics', { form: 'names=keep.*&description=y' })).status, 204, 'a good pattern still works');
+  t.equal((await s.get('/v1/metrics/keep.me')).body.description, 'y');
+});
