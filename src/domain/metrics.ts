@@ -6,7 +6,7 @@ import type { CommitQueue, WriteOp } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
 import { ApiError, fieldErrors, paramErrors } from '../errors.js';
 import { compileGlob } from '../match/glob.js';
-import { canonicalMetricName, METRIC_NAME, METRIC_NAME_MESSAGE, METRIC_PATTERN } from './names.js';
+import { canonicalMetricName, displayNameProblem, METRIC_NAME, METRIC_NAME_MESSAGE, METRIC_PATTERN } from './names.js';
 import { transformProblem } from './transform.js';
 import type { MetricAttributes } from './metric-attributes.js';
 import { overLimit } from './account-limits.js';
@@ -310,6 +310,7 @@ function withoutGaugeAttributes(input: MetricInput): MetricInput {
 }
 
 function newMetric(name: string, input: MetricInput, userAgent: string | null): MetricRecord {
+  checkInput(input);
   const t = now();
   const metric: MetricRecord = {
     name,
@@ -331,6 +332,7 @@ function applyUpdate(existing: MetricRecord, input: MetricInput): MetricRecord {
   if (input.type !== undefined && input.type !== existing.type) {
     throw new ApiError(400, { params: { type: [`cannot change a ${existing.type} metric into a ${input.type} metric`] } });
   }
+  checkInput(input);
   const metric: MetricRecord = {
     ...existing,
     display_name: input.display_name !== undefined ? input.display_name : existing.display_name,
@@ -343,6 +345,12 @@ function applyUpdate(existing: MetricRecord, input: MetricInput): MetricRecord {
   };
   checkRules(metric);
   return metric;
+}
+
+/** Rules on what a request sets (not on the stored record, which an update may leave as it was). */
+function checkInput(input: MetricInput): void {
+  const problem = displayNameProblem(input.display_name);
+  if (problem) throw new ApiError(400, { params: { display_name: [problem] } });
 }
 
 /** Rules that involve more than one field. */

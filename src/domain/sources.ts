@@ -5,7 +5,7 @@ import type { Store } from '../store/db.js';
 import type { CommitQueue } from '../store/commit.js';
 import { Collection } from '../store/collection.js';
 import { paramError } from '../errors.js';
-import { SOURCE, SOURCE_MESSAGE } from './names.js';
+import { displayNameProblem, SOURCE, SOURCE_MESSAGE } from './names.js';
 
 export interface SourceRecord {
   name: string;
@@ -36,6 +36,8 @@ export class Sources {
   /** Creates or updates; returns whether it was created. */
   async put(accountId: number, rawName: string, displayName: string | null): Promise<boolean> {
     const name = sourceKey(rawName);
+    const problem = displayNameProblem(displayName);
+    if (problem) throw paramError('display_name', problem);
     const existing = await this.records.get(accountId, name);
     await this.commit.write([this.records.put(accountId, name, { name, display_name: displayName })]);
     return existing === undefined;

@@ -72,6 +72,22 @@ t.test('attribute and field rules', async (t) => {
   t.equal((await s.get('/v1/metrics/rules.metric')).status, 404, 'no rejected PUT created anything');
 });
 
+t.test('a display name is text people read: no control characters, wherever a metric gets one', async (t) => {
+  const s = await startTestServer(t);
+  const refused = { errors: { params: { display_name: ['must not contain control characters'] } } };
+  const put = await s.request('PUT', '/v1/metrics/dn.a', { json: { display_name: 'a\u0007b' } });
+  t.equal(put.status, 400);
+  t.same(put.body, refused);
+  t.equal((await s.get('/v1/metrics/dn.a')).status, 404, 'not created');
+  t.equal((await s.request('PUT', '/v1/metrics/dn.a', { json: { display_name: 'A' } })).status, 201);
+  t.same((await s.request('PUT', '/v1/metrics/dn.a', { json: { display_name: 'x\ny' } })).body, refused, 'nor on update');
+  t.same((await s.request('PUT', '/v1/metrics', { json: { names: ['dn.a'], display_name: 'x\u0000' } })).body, refused, 'nor in a batch');
+  t.equal((await s.get('/v1/metrics/dn.a')).body.display_name, 'A');
+  const sourced = await s.request('POST', '/v1/metrics', { json: { gauges: { 'dn.b': { value: 1, display_name: 'x\u0000' } } } });
+  t.same(sourced.body, { errors: { params: { 'gauges[dn.b].display_name': ['must not contain control characters'] } } }, 'nor on creation by a measurement');
+  t.equal((await s.request('PUT', '/v1/metrics/dn.a', { json: { display_name: '', description: 'two\nlines' } })).status, 204, 'empty clears it; a description may have lines');
+});
+
 t.test('GET /v1/metrics filters by name and paginates', async (t) => {
   const s = await startTestServer(t);
   for (const n of ['cpu.user', 'cpu.system', 'Mem.free', 'disk.cpu_wait', 'net.rx']) {

@@ -46,3 +46,18 @@ t.test('GET /v1/sources lists the sources of the series; PUT sets a display name
   const viewer = await s.newAccount('viewer@example.com', 'viewer');
   t.equal((await s.request('PUT', '/v1/sources/v', { auth: viewer, json: { display_name: 'v' } })).status, 403);
 });
+
+t.test('a display name is text people read: no control characters; null or empty clears it', async (t) => {
+  const s = await startTestServer(t);
+  for (const display_name of ['a\u0000b', 'line\nbreak', '\u001b[31mred']) {
+    const r = await s.request('PUT', '/v1/sources/web1', { json: { display_name } });
+    t.equal(r.status, 400, JSON.stringify(display_name));
+    t.same(r.body, { errors: { params: { display_name: ['must not contain control characters'] } } });
+  }
+  t.equal((await s.get('/v1/sources/web1')).status, 404, 'nothing was created');
+  t.equal((await s.request('PUT', '/v1/sources/web1', { json: { display_name: '   ' } })).status, 400, 'blank is refused');
+  t.equal((await s.request('PUT', '/v1/sources/web1', { json: { display_name: 'Web 1' } })).status, 204);
+  t.equal((await s.request('PUT', '/v1/sources/web1', { form: 'display_name=' })).status, 204, 'an empty form field clears it');
+  t.equal((await s.request('PUT', '/v1/sources/web1', { json: { display_name: null } })).status, 204);
+  t.same((await s.get('/v1/sources/web1')).body, { name: 'web1', display_name: null });
+});
