@@ -15,11 +15,17 @@ import { parseTagsSearch } from './filter.js';
 
 export type Params = Record<string, string | undefined>;
 
-/** The window of a composite query: start_time and resolution required, end_time optional. */
+/**
+ * The window of a composite query: start_time and resolution required, end_time or
+ * duration optional (a duration counts from start_time, as in a series query).
+ */
 export function composeWindow(params: Params, now: number, retention: Retention): Window {
   if (params.start_time === undefined || params.start_time === '') throw paramError('start_time', 'is required with compose');
-  return parseWindow({ start_time: params.start_time, end_time: params.end_time, resolution: params.resolution }, now, retention);
+  return parseWindow({ start_time: params.start_time, end_time: params.end_time, duration: params.duration, resolution: params.resolution }, now, retention);
 }
+
+/** The time parameters of a composite query, each given at most once. */
+export const COMPOSE_WINDOW_PARAMS = ['start_time', 'end_time', 'duration', 'resolution'] as const;
 
 export async function runCompose(
   deps: CompositeSourceDeps, account: number, definition: string, window: Window, now: number, retention: Retention, dynamicTags?: TagFilter, opts: QueryOptions = {},
@@ -44,9 +50,9 @@ export function singleParams(querystring: string, names: readonly string[]): Par
   return out;
 }
 
-const COMPOSE_PARAMS = ['compose', 'start_time', 'end_time', 'resolution'] as const;
+const COMPOSE_PARAMS = ['compose', ...COMPOSE_WINDOW_PARAMS] as const;
 
-/** A composite query string's parameters: compose, start_time, end_time, resolution. */
+/** A composite query string's parameters: compose and the time parameters. */
 export function composeParams(querystring: string): Params & { compose: string } {
   const p = singleParams(querystring, COMPOSE_PARAMS);
   if (p.compose === undefined || p.compose.trim() === '') throw paramError('compose', 'is required');
@@ -56,7 +62,10 @@ export function composeParams(querystring: string): Params & { compose: string }
 /** Parameters of a series query that mean nothing for a composite metric, whose definition selects and summarises. */
 const NOT_FOR_COMPOSITES = ['tags', 'group_by', 'group_by_function', 'summary_function', 'cursor'];
 
-/** `tags_search` on a composite metric: `name=pattern` clauses joined by `and`, standing for the definition's `%`. */
+/**
+ * `tags_search` on a composite (a persisted composite metric or `compose`): `name=pattern`
+ * clauses joined by `and`, standing for the definition's `%`.
+ */
 export function dynamicTagsOf(querystring: string): TagFilter | undefined {
   const params = new URLSearchParams(querystring);
   for (const name of NOT_FOR_COMPOSITES) {

@@ -52,6 +52,30 @@ t.test('ad hoc composites on GET /v1/measurements and /v1/measurements/:name', a
   t.match(none.body, { errors: { params: { compose: [/is required/] } } });
 });
 
+t.test('an ad hoc composite takes tags_search for its "%" and duration for its window, as a persisted one does', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  await seed(s, base);
+  const window = `start_time=${base}&end_time=${base + 179}&resolution=60`;
+  const hosts = (body: { tags: { host: string } }[]) => body.map((x) => x.tags.host);
+  const all = await s.get(`/v1/measurements?compose=${enc('s("cpu", "%")')}&${window}`);
+  t.same(hosts(all.body), ['a', 'b'], 'no tags_search: "%" is every series');
+  const one = await s.get(`/v1/measurements?compose=${enc('s("cpu", "%")')}&${window}&tags_search=${enc('host=b')}`);
+  t.equal(one.status, 200, JSON.stringify(one.body));
+  t.same(hosts(one.body), ['b'], 'tags_search fills "%"');
+  const fixed = await s.get(`/v1/measurements?compose=${enc('s("cpu", {"host": "a"})')}&${window}&tags_search=${enc('host=b')}`);
+  t.same(hosts(fixed.body), ['a'], 'a definition without "%" keeps its own tags');
+  const grouped = await s.get(`/v1/measurements?compose=${enc('s("cpu", "%")')}&${window}&group_by=host`);
+  t.equal(grouped.status, 400, 'group_by does not apply to a composite: refused, not ignored');
+  t.match(grouped.body, { errors: { params: { group_by: [/does not apply/] } } });
+  const lasting = await s.get(`/v1/measurements?compose=${enc('s("cpu", {"host": "a"})')}&start_time=${base}&duration=70&resolution=60`);
+  t.equal(lasting.status, 200, JSON.stringify(lasting.body));
+  t.same(lasting.body[0].measurements.map((m: { time: number }) => m.time), [base, base + 60], 'duration ends the window start_time + duration on');
+  const all3 = await s.get(`/v1/measurements?compose=${enc('s("cpu", "*")')}&${window}&duration=60`);
+  t.equal(all3.status, 400, 'start_time, end_time and duration together are refused');
+  t.match(all3.body, { errors: { params: { duration: [/cannot be combined/] } } });
+});
+
 t.test('series() reads every summary function of stored summaries', async (t) => {
   const s = await startTestServer(t);
   const base = hourBase();

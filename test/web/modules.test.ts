@@ -36,7 +36,9 @@ t.test('a stream with grouped tags groups by them; without, it folds or breaks o
 });
 
 t.test('a composite stream is a compose query', async (t) => {
-  t.same(streamQuery({ composite: 'sum(s("a", "*"))' }, HOUR), { path: 'v1/measurements', params: { compose: 'sum(s("a", "*"))', start_time: 1000, end_time: 4600, resolution: 1 } });
+  t.same(streamQuery({ composite: 'sum(s("a", "*"))' }, HOUR), { path: 'v1/measurements', params: { compose: 'sum(s("a", "*"))', start_time: 1000, end_time: 4600, resolution: 1, tags_search: undefined } });
+  t.equal(streamQuery({ composite: 'sum(s("a", "%"))' }, HOUR, { region: 'eu', host: 'web*' }).params.tags_search, 'region="eu" and host="web*"', 'the space filter fills "%"');
+  t.equal(streamQuery({ composite: 'sum(s("a", "%"))', tags: [{ name: 'host', dynamic: true }] }, HOUR, { region: 'eu', host: 'web-1' }).params.tags_search, 'host="web-1"', 'or, if the stream names dynamic tags, those of them');
   t.throws(() => streamQuery({}, HOUR));
 });
 

@@ -13,7 +13,7 @@ import { ingest, ingestValues, type IngestDeps } from '../../ingest/pipeline.js'
 import { acceptedTimes } from '../../ingest/time-window.js';
 import { parseSeriesQuery } from '../../query/params.js';
 import { runSeriesQuery } from '../../query/series.js';
-import { composeParams, composeWindow, dynamicTagsOf, runCompose, singleParams } from '../../query/compose.js';
+import { COMPOSE_WINDOW_PARAMS, composeParams, composeWindow, dynamicTagsOf, runCompose, singleParams } from '../../query/compose.js';
 import { compositeView, persistedCompositeView } from '../views/composite.js';
 import { seriesJson } from '../views/series-json.js';
 import type { MetricCatalog } from '../../domain/metrics.js';
@@ -74,7 +74,8 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     const retention = deps.config.storage.retention;
     const p = composeParams(ctx.querystring);
     const window = composeWindow(p, now, retention);
-    return compositeView(await runCompose(deps, account, p.compose, window, now, retention, undefined, queryOptions(ctx, deps.config)));
+    // tags_search fills the expression's "%", as for a persisted composite (a space's filter reaches a chart's composite stream)
+    return compositeView(await runCompose(deps, account, p.compose, window, now, retention, dynamicTagsOf(ctx.querystring), queryOptions(ctx, deps.config)));
   };
 
   r.get('/', async (ctx) => {
@@ -95,7 +96,7 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
     const metric = await deps.catalog.get(account, ctx.params.name!);
     if (metric?.type === 'composite' && metric.composite !== null) {
       // a persisted composite: its definition is evaluated, answered like a metric's series
-      const window = composeWindow(singleParams(ctx.querystring, ['start_time', 'end_time', 'resolution']), now, retention);
+      const window = composeWindow(singleParams(ctx.querystring, COMPOSE_WINDOW_PARAMS), now, retention);
       const set = await runCompose(deps, account, metric.composite, window, now, retention, dynamicTagsOf(ctx.querystring), queryOptions(ctx, deps.config));
       ctx.body = persistedCompositeView(metric.name, window.resolution, set);
       return;

@@ -36,6 +36,16 @@ function compositeSearch(stream: Stream, filter: SpaceFilter): string | undefine
   return clauses.length ? clauses.join(' and ') : undefined;
 }
 
+/**
+ * A composite stream's "%" tags: its own dynamic tags if it names any, else the whole
+ * space filter (the filter is what "%" stands for; a definition without "%" ignores it).
+ */
+function composeSearch(stream: Stream, filter: SpaceFilter): string | undefined {
+  if (stream.tags?.some((t) => t.dynamic)) return compositeSearch(stream, filter);
+  const clauses = Object.entries(filter).filter(([, v]) => v !== '' && v !== '*').map(([name, v]) => `${name}="${v}"`);
+  return clauses.length ? clauses.join(' and ') : undefined;
+}
+
 /** The finest resolution a line combining several series asks for (seconds). */
 const GROUP_RESOLUTION = 60;
 
@@ -46,7 +56,7 @@ const GROUP_RESOLUTION = 60;
  */
 export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFilter = {}): StreamQuery {
   const time = { start_time: interval.start, end_time: interval.end, resolution: interval.resolution };
-  if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...time } };
+  if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...time, tags_search: composeSearch(stream, filter) } };
   if (!stream.metric) throw new Error('a stream needs a metric or a composite');
   if (stream.type === 'composite') return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params: { ...time, tags_search: compositeSearch(stream, filter) } };
   const params: Params = { ...time, summary_function: SUMMARY[stream.summary_function ?? 'average'] };
