@@ -36,6 +36,8 @@ export class Sources {
   /** Creates or updates; returns whether it was created. */
   async put(accountId: number, rawName: string, displayName: string | null): Promise<boolean> {
     const name = sourceKey(rawName);
+    // `all` names the summary across sources in reads: no measurement may use it, so a record would name nothing
+    if (name === 'all') throw paramError('name', 'all is reserved');
     const problem = displayNameProblem(displayName);
     if (problem) throw paramError('display_name', problem);
     const existing = await this.records.get(accountId, name);

@@ -61,3 +61,14 @@ t.test('a display name is text people read: no control characters; null or empty
   t.equal((await s.request('PUT', '/v1/sources/web1', { json: { display_name: null } })).status, 204);
   t.same((await s.get('/v1/sources/web1')).body, { name: 'web1', display_name: null });
 });
+
+t.test('PUT /v1/sources/all is refused: all is reserved for the summary across sources', async (t) => {
+  const s = await startTestServer(t);
+  for (const name of ['all', 'ALL']) {
+    const r = await s.request('PUT', `/v1/sources/${name}`, { json: { display_name: 'Everything' } });
+    t.equal(r.status, 400, name);
+    t.same(r.body, { errors: { params: { name: ['all is reserved'] } } });
+  }
+  t.same((await s.get('/v1/sources')).body.sources, [], 'no source record was made');
+  t.equal((await s.get('/v1/sources/all')).status, 404);
+});
