@@ -83,8 +83,10 @@ export function parseSourced(raw: unknown, isForm: boolean, nowSeconds: number):
   const params: ParamErrors = fieldErrors();
   const fail = (field: string, message: string) => { ((params[field] ??= []) as string[]).push(message); };
 
-  if (top.source != null && !checkSource(top.source)) fail('source', top.source.toLowerCase() === 'all' ? 'all is reserved' : SOURCE_MESSAGE);
-  const defaults = { source: top.source ?? null, time: top.measure_time !== undefined ? Math.floor(top.measure_time) : nowSeconds };
+  // an empty source means none, at the top level as on an element (forms send `source=`)
+  const topSource = top.source === '' ? null : top.source ?? null;
+  if (topSource !== null && !checkSource(topSource)) fail('source', topSource.toLowerCase() === 'all' ? 'all is reserved' : SOURCE_MESSAGE);
+  const defaults = { source: topSource, time: top.measure_time !== undefined ? Math.floor(top.measure_time) : nowSeconds };
 
   const out: SourcedMeasurement[] = [];
   for (const kind of ['gauge', 'counter'] as const) {

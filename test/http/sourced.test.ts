@@ -136,6 +136,14 @@ t.test('properties a new metric cannot take refuse the request under the element
   t.equal((await s.request('POST', '/v1/metrics', { json: { gauges: { 'agg.b': { value: 1, period: 5, attributes: { aggregate: true } } } } })).status, 200);
 });
 
+t.test('an empty source means none, at the top level as on an element', async (t) => {
+  const s = await startTestServer(t);
+  t.equal((await s.request('POST', '/v1/metrics', { form: `source=&measure_time=${BASE}&gauges[es][value]=1` })).status, 200);
+  t.equal((await s.request('POST', '/v1/metrics', { json: { source: '', measure_time: BASE + 1, gauges: [{ name: 'es', value: 2, source: '' }] } })).status, 200);
+  const body = await read(s, 'es', `start_time=${BASE}&end_time=${BASE + 5}&resolution=1`);
+  t.same(body.measurements, { unassigned: [{ measure_time: BASE, value: 1, count: 1 }, { measure_time: BASE + 1, value: 2, count: 1 }] });
+});
+
 t.test('a multi-sample gauge with only min or only max keeps min <= max', async (t) => {
   const s = await startTestServer(t);
   // mean 2, min 5: the stored max is at least the min, not the mean
