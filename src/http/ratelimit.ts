@@ -47,7 +47,9 @@ export class RateLimiter {
   }
 }
 
-const SUBMISSION = /^\/v1\/(measurements|metrics)\/?$/;
+// The router matches paths whatever their case and trailing slashes, so this does too:
+// `/v1/Measurements` is a submission, metered by agg, not a way around it.
+const SUBMISSION = /^\/v1\/(measurements|metrics)\/*$/i;
 
 export function rateLimit(limiter: () => RateLimiter): Middleware {
   return async (ctx, next) => {

@@ -33,3 +33,15 @@ t.test('token bucket refills with time', async (t) => {
   t.ok(rl.take('agg', 1).allowed, 'limit 0 turns the bucket off');
   t.match(rl.peek('agg', 1), /^limit=0,remaining=2147483647/);
 });
+
+t.test('a submission is metered by agg however its path is spelled', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  rate_limit:\n    std:\n      limit: 100\n      interval_seconds: 3600\n    agg:\n      limit: 1\n      interval_seconds: 3600\n');
+  const body = { tags: { host: 'a' }, measurements: [{ name: 'rl.case', value: 1 }] };
+  t.equal((await s.request('POST', '/v1/measurements', { json: body })).status, 200);
+  // the router routes /v1/Measurements and /v1/METRICS/ like the lower-case paths
+  for (const path of ['/v1/Measurements', '/v1/MEASUREMENTS/', '/v1/Metrics']) {
+    const r = await s.request('POST', path, { json: body });
+    t.equal(r.status, 429, path);
+    t.match(r.headers['x-librato-ratelimit-agg'], /^limit=1,remaining=0,/, path);
+  }
+});
