@@ -5,6 +5,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../errors.js';
 import type { Middleware } from './state.js';
 import { isRawTaggedSubmission, readRawBody } from './raw-json.js';
+import { bodyCharset } from './request.js';
 import { inspect, inspectFormKeys } from '../schema/inspect.js';
 
 export interface BodyLimits {
@@ -15,7 +16,7 @@ export interface BodyLimits {
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function bodyParser(limits: BodyLimits): Middleware[] {
-  const parse = koaBody({
+  const options = {
     json: true,
     urlencoded: true,
     text: false,
@@ -28,13 +29,23 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     // allowDots off: metric names contain dots (`gauges[cpu.load][value]`).
     queryString: { allowDots: false, depth: limits.depth, arrayLimit: 1000, parameterLimit: 50000, allowPrototypes: false },
-  });
+  };
+  const parse = koaBody(options);
+  // co-body reads every body as UTF-8 whatever its charset says: a Latin-1 "café" would be
+  // stored as "caf\ufffd". Latin-1 is what form encoders of old HTTP clients declare (Apache
+  // HttpClient's default), so it is read as such, percent escapes included; any other
+  // charset is a 415 (JSON is UTF-8, RFC 8259) rather than text stored changed.
+  const parseLatin1 = koaBody({ ...options, encoding: 'latin1', queryString: { ...options.queryString, charset: 'iso-8859-1' } });
   const guard: Middleware = async (ctx, next) => {
     if (PARSED_METHODS.has(ctx.method) && hasBody(ctx.req.headers)) {
       const declared = Number(ctx.get('content-length') || 0);
       if (declared > limits.bytes) throw new ApiError(413, { request: ['Request body is larger than the configured limit'] });
       if (!ctx.is('application/json', 'application/x-www-form-urlencoded')) {
         throw new ApiError(415, { request: ['Content-Type must be application/json or application/x-www-form-urlencoded'] });
+      }
+      const charset = ctx.request.charset;
+      if (bodyCharset(charset) === null) {
+        throw new ApiError(415, { request: [`Unsupported charset ${charset}: send UTF-8`] });
       }
     }
     await next();
@@ -44,7 +55,7 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
   const parseOrRead: Middleware = async (ctx, next) => {
     if (!isRawTaggedSubmission(ctx)) {
       try {
-        await parse(ctx, async () => undefined);
+        await (bodyCharset(ctx.request.charset) === 'latin1' ? parseLatin1 : parse)(ctx, async () => undefined);
       } catch (err) {
         throw isDecompressionError(err) ? new ApiError(400, { request: [`Request body is not valid ${ctx.get('content-encoding')} data`] }) : err;
       }

@@ -5,6 +5,7 @@
 // body inspector), so the route answers every body as it did when koa-body parsed it.
 import { inspect } from '../schema/inspect.js';
 import type { Ctx } from './state.js';
+import { bodyCharset } from './request.js';
 
 const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
@@ -19,7 +20,8 @@ export function isRawTaggedSubmission(ctx: Ctx): boolean {
   if (h['transfer-encoding'] !== undefined || !(Number(h['content-length'] ?? 0) > 0)) return false;
   const encoding = h['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
-  return ctx.is('application/json') === 'application/json';
+  // the fast path reads bytes as UTF-8; a Latin-1 body goes through koa-body, which decodes it
+  return ctx.is('application/json') === 'application/json' && bodyCharset(ctx.request.charset) === 'utf-8';
 }
 
 /** Errors shaped as raw-body's, so the error renderer explains them the same way. */

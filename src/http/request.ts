@@ -50,3 +50,12 @@ export function clientSignal(ctx: Ctx): AbortSignal {
 export function queryOptions(ctx: Ctx, config: { limits: Pick<Config['limits'], 'answer_measurements'> }): QueryOptions {
   return { reads: { signal: clientSignal(ctx) }, maxAnswer: config.limits.answer_measurements };
 }
+
+/** How a body in this charset is read: UTF-8 (also for US-ASCII, its subset, and when none is said), Latin-1, or not at all (null). */
+export function bodyCharset(charset: string): 'utf-8' | 'latin1' | null {
+  switch (charset.toLowerCase()) {
+    case '': case 'utf-8': case 'utf8': case 'us-ascii': case 'ascii': return 'utf-8';
+    case 'iso-8859-1': case 'latin1': return 'latin1';
+    default: return null;
+  }
+}

@@ -152,3 +152,28 @@ t.test('unknown methods get a JSON 405', async (t) => {
     t.same(r.body, { errors: { request: [`Method TRACE is not allowed on ${path}`] } });
   }
 });
+
+t.test('a body is read in the charset it declares, or refused: never stored changed', async (t) => {
+  const s = await startTestServer(t);
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  const json = await s.request('PUT', '/v1/metrics/charset.json', { raw: { body: latin1('{"description":"café"}'), type: 'application/json; charset=ISO-8859-1' } });
+  t.equal(json.status, 201);
+  t.equal((await s.get('/v1/metrics/charset.json')).body.description, 'café');
+  // Apache HttpClient's form encoder declares Latin-1 and percent-escapes its bytes
+  const form = await s.request('PUT', '/v1/metrics/charset.form', { raw: { body: 'description=caf%E9+cr%E8me', type: 'application/x-www-form-urlencoded; charset=ISO-8859-1' } });
+  t.equal(form.status, 201);
+  t.equal((await s.get('/v1/metrics/charset.form')).body.description, 'café crème');
+  // (tags and names are ASCII: a Latin-1 submission is read, and refused only for what it says)
+  const tagged = await s.request('POST', '/v1/measurements', { raw: { body: latin1('{"tags":{"city":"munich"},"measurements":[{"name":"charset.tagged","value":1}]}'), type: 'application/json; charset=latin1' } });
+  t.equal(tagged.status, 200, tagged.text);
+
+  for (const charset of ['utf-16', 'shift_jis', 'no-such-charset']) {
+    const r = await s.request('PUT', '/v1/metrics/charset.other', { raw: { body: '{"description":"x"}', type: `application/json; charset=${charset}` } });
+    t.equal(r.status, 415, charset);
+    t.same(r.body, { errors: { request: [`Unsupported charset ${charset}: send UTF-8`] } }, charset);
+  }
+  t.equal((await s.get('/v1/metrics/charset.other')).status, 404, 'nothing was created');
+  const utf8 = await s.request('PUT', '/v1/metrics/charset.utf8', { raw: { body: '{"description":"café"}', type: 'application/json; charset=UTF-8' } });
+  t.equal(utf8.status, 201);
+  t.equal((await s.get('/v1/metrics/charset.utf8')).body.description, 'café');
+});
