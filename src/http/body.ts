@@ -65,6 +65,10 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     return next();
   };
   const check: Middleware = async (ctx, next) => {
+    // Zero bytes are no body, whatever the Content-Type says (co-body reads them as ''):
+    // clients that send `Content-Type: application/json` and `Content-Length: 0` on every
+    // request must be able to POST /v1/alerts/:id/clear or DELETE a metric.
+    if (ctx.request.body === '') ctx.request.body = undefined;
     const body: unknown = ctx.request.body;
     // JSON `null` or a bare value is not an empty body: read as {} it would, say, create a
     // gauge or wipe an alert's conditions (arrays are left to each route's schema)

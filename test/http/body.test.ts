@@ -177,3 +177,17 @@ t.test('a body is read in the charset it declares, or refused: never stored chan
   t.equal(utf8.status, 201);
   t.equal((await s.get('/v1/metrics/charset.utf8')).body.description, 'café');
 });
+
+t.test('zero bytes with a JSON Content-Type are no body, as without one', async (t) => {
+  const s = await startTestServer(t);
+  const empty = { raw: { body: '', type: 'application/json' } };
+  t.equal((await s.request('PUT', '/v1/metrics/empty.json', empty)).status, 201, 'PUT creates with defaults');
+  const sid = (await s.request('POST', '/v1/services', { json: { title: 'hook', type: 'webhook', settings: { url: 'https://hooks.example.com/x' } } })).body.id;
+  const aid = (await s.request('POST', '/v1/alerts', { json: { name: 'empty.body', conditions: [{ type: 'above', metric_name: 'cpu', threshold: 1 }], services: [sid] } })).body.id;
+  t.equal((await s.request('POST', `/v1/alerts/${aid}/clear`, empty)).status, 204);
+  const submit = await s.request('POST', '/v1/measurements', empty);
+  t.equal(submit.status, 400);
+  t.ok(submit.body.errors.params.measurements, 'a submission without measurements says so');
+  t.equal((await s.request('DELETE', '/v1/metrics/empty.json', empty)).status, 204);
+  t.equal((await s.get('/v1/metrics/empty.json')).status, 404);
+});
