@@ -8,6 +8,7 @@ import type { Config } from './config/types.js';
 import type { Logger } from './log.js';
 import { createRuntime, closeRuntime, startBackgroundWork, type Runtime } from './runtime.js';
 import { holdRestartKeys, changedLiveKeys } from './config/reload-marks.js';
+import { assertMailCaFile } from './config/ca-file.js';
 import { buildApp } from './app.js';
 import { buildAdminApp } from './http/admin.js';
 import { answerClientError, MAX_HEADER_BYTES } from './http/client-error.js';
@@ -40,6 +41,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
+  assertMailCaFile(config);
   const rt = await createRuntime(config, log);
   try {
     await startBackgroundWork(rt);
@@ -92,6 +94,7 @@ async function listen(rt: Runtime, opts: StartOptions): Promise<RunningServer> {
     if (!opts.load) return false;
     try {
       const next = opts.load();
+      assertMailCaFile(next);
       // Everything that can fail comes before anything is changed, so a failure
       // leaves the old configuration whole.
       // (data_dir as running: a changed one only takes effect after a restart)

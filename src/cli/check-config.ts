@@ -1,8 +1,8 @@
 // `gaugeway check-config`: validate a config file offline, print every problem as
 // `file:line: path: message`, exit 1 if there is any.
-import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { certificateFileProblem } from '../config/ca-file.js';
 import { ConfigError, formatProblem, loadConfig, type ConfigProblem } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { parse, configOption } from './args.js';
@@ -54,9 +54,9 @@ function checkTlsFiles(config: Config): ConfigProblem | null {
 }
 
 /**
- * serve refuses to start without every plugin folder, and mail fails only when it is
- * sent without its CA file (a reload applies ca_file without reading it): both are
- * checked here so that an install's check and `systemctl reload` catch them.
+ * serve refuses to start without every plugin folder or with a mail CA file it cannot
+ * read, and a reload with such a CA file fails: both are checked here too, so that an
+ * install's check catches them before a start or `systemctl reload` does.
  */
 function checkNotificationFiles(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -71,23 +71,8 @@ function checkNotificationFiles(config: Config): ConfigProblem[] {
   });
   const ca = config.notifications.mail.ca_file;
   if (ca) {
-    const caProblem = certificateProblem(ca);
+    const caProblem = certificateFileProblem(ca);
     if (caProblem) problem('notifications.mail.ca_file', caProblem);
   }
   return problems;
-}
-
-function certificateProblem(file: string): string | null {
-  let pem: Buffer;
-  try {
-    pem = readFileSync(file);
-  } catch (e) {
-    return `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
-  }
-  try {
-    new X509Certificate(pem);
-    return null;
-  } catch {
-    return `${file} holds no PEM certificate`;
-  }
 }

@@ -105,3 +105,23 @@ t.test('retention per tier and the ingest limits apply on reload', async (t) => 
   const limited = await s.request('POST', '/v1/measurements', { json: { measurements: [{ name: 'm', value: 1, tags: { h: 'b' } }] } });
   t.equal(limited.status, 429, 'the new limit applies at once (one series already created this hour)');
 });
+
+t.test('a mail CA file that is not a readable certificate stops a start and fails a reload, naming it', async (t) => {
+  const { loadConfig } = await import('../../src/config/load.js');
+  const { startServer } = await import('../../src/server.js');
+  const { createLogger } = await import('../../src/log.js');
+  const dir = tempDir(t, 'gw-mail-ca-');
+  const file = join(dir, 'config.yaml');
+  const base = `data_dir: ${join(dir, 'data')}\nlog:\n  level: silent\nhttp:\n  listen: "127.0.0.1:0"\n`;
+  writeFileSync(file, `${base}notifications:\n  mail:\n    ca_file: missing-ca.pem\n`);
+  await t.rejects(startServer(loadConfig({ file, env: {} }), createLogger('silent')), { code: 'E_CONFIG_INVALID', message: /notifications\.mail\.ca_file: cannot read .*missing-ca\.pem: ENOENT/ }, 'the start is refused');
+
+  const s = await startTestServer(t);
+  const live = join(s.dataDir, 'config.yaml');
+  const running = `data_dir: ${s.dataDir}\nlog:\n  level: silent\nhttp:\n  listen: "127.0.0.1:0"\n`;
+  writeFileSync(join(s.dataDir, 'not-a-ca.pem'), 'not a certificate\n');
+  writeFileSync(live, `${running}notifications:\n  mail:\n    ca_file: not-a-ca.pem\n    from: new@example.com\n`);
+  t.equal(await s.server.reload(), false, 'the reload fails');
+  t.equal(s.server.rt.config.notifications.mail.ca_file, null, 'and the previous configuration stays, its CA file included');
+  t.not(s.server.rt.config.notifications.mail.from, 'new@example.com');
+});
