@@ -44,6 +44,11 @@ export class AccountError extends Error {
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 const TOKEN_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
+/** Throws unless `name` may name a token: checked before anything is written. */
+export function checkTokenName(name: string): void {
+  if (!TOKEN_NAME.test(name)) throw new AccountError('invalid', 'token name must be 1-64 letters, digits, _ . : -');
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -150,7 +155,7 @@ export class AccountDirectory {
   /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
   async createToken(email: string, name: string, role: Role): Promise<{ token: PublicToken; secret: string }> {
     const account = this.mustFind(email);
-    if (!TOKEN_NAME.test(name)) throw new AccountError('invalid', 'token name must be 1-64 letters, digits, _ . : -');
+    checkTokenName(name);
     if (this.allTokens(account.id).some((t) => t.name === name)) throw new AccountError('exists', `token ${name} already exists for ${email}`);
     const { id, op } = await this.tokenIds.next();
     const secret = newTokenSecret();

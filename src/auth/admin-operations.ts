@@ -1,7 +1,7 @@
 // The account and token operations of the admin API, defined once: the admin socket
 // (src/http/admin.ts) serves them while the service runs, and the CLI runs them on the
 // data dir itself while it is stopped (src/cli/admin-client.ts).
-import { AccountError, type AccountDirectory } from './accounts.js';
+import { AccountError, checkTokenName, type AccountDirectory } from './accounts.js';
 import type { Role } from '../config/types.js';
 
 export type AdminMethod = 'GET' | 'POST';
@@ -31,8 +31,12 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   op('GET', '/accounts', (a) => a.listAccounts()),
   op('POST', '/accounts', async (a, _p, b) => {
     const tokenRole = role(b.role);
+    // checked first: a bad name refused after the account was written would leave an
+    // account without a token, and a retry would say it already exists
+    const tokenName = String(b.token_name ?? 'default');
+    checkTokenName(tokenName);
     const account = await a.createAccount(String(b.email ?? ''));
-    const created = await a.createToken(account.email, String(b.token_name ?? 'default'), tokenRole);
+    const created = await a.createToken(account.email, tokenName, tokenRole);
     return { account, token: created.token, secret: created.secret };
   }, 201),
   op('POST', '/accounts/:email/enable', (a, p) => a.setAccountActive(p.email!, true)),
