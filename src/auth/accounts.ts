@@ -41,8 +41,15 @@ export class AccountError extends Error {
   }
 }
 
-const EMAIL = /^[^@\s]+@[^@\s]+$/;
+// No ':' (Basic auth ends the user at the first colon, so such an account could never
+// sign in) and no control characters (the e-mail is logged and listed).
+const EMAIL = /^[^@\s:\p{Cc}]+@[^@\s:\p{Cc}]+$/u;
 const TOKEN_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Throws unless `email` may name an account. */
+export function checkEmail(email: string): void {
+  if (!EMAIL.test(email) || email.length > 254) throw new AccountError('invalid', `not an e-mail address (name@domain without spaces, ':' or control characters): ${email}`);
+}
 
 /** Throws unless `name` may name a token: checked before anything is written. */
 export function checkTokenName(name: string): void {
@@ -88,6 +95,8 @@ export class AccountDirectory {
 
   /** Config-file accounts: created on first sight; their tokens live only in memory. */
   async applyConfig(configured: ConfigAccount[]): Promise<void> {
+    // every e-mail is checked before any account is created: a refused file changes nothing
+    for (const c of configured) checkEmail(c.email);
     const next = new Map<number, TokenRecord[]>();
     let n = 0;
     for (const c of configured) {
@@ -136,7 +145,7 @@ export class AccountDirectory {
   }
 
   async createAccount(email: string): Promise<Account> {
-    if (!EMAIL.test(email) || email.length > 254) throw new AccountError('invalid', `not an e-mail address: ${email}`);
+    checkEmail(email);
     if (this.byEmail.has(email.toLowerCase())) throw new AccountError('exists', `account ${email} already exists`);
     const { id, op } = await this.accountIds.next();
     const account: Account = { id, email: email.toLowerCase(), active: true, created_at: now() };

@@ -15,3 +15,21 @@ t.test('an account create refused for its token name creates no account', async 
   const created = await create.run(accounts, {}, { email: 'new@example.com', token_name: 'laptop' }) as { secret: string };
   t.equal((await s.get('/v1/metrics', { auth: { user: 'new@example.com', password: created.secret } })).status, 200);
 });
+
+t.test("an e-mail with ':' or a control character is refused: Basic auth could never name it", async (t) => {
+  const s = await startTestServer(t);
+  const accounts = s.server.rt.accounts;
+  const create = findOperation('POST', '/accounts')!.op;
+  for (const email of ['ops:team@example.com', 'ops@example.com:8443', 'ops\u0000@example.com', 'ops\u007f@example.com']) {
+    await t.rejects(create.run(accounts, {}, { email }), { kind: 'invalid', message: /not an e-mail address/ }, JSON.stringify(email));
+    t.equal(accounts.findAccount(email), undefined, JSON.stringify(email));
+  }
+  // a config file naming one changes nothing, not even the accounts listed before it
+  await t.rejects(accounts.applyConfig([
+    { email: 'fine@example.com', token_sha256: 'a'.repeat(64), role: 'admin', name: 'config' },
+    { email: 'a:b@example.com', token_sha256: 'b'.repeat(64), role: 'admin', name: 'config' },
+  ]), { kind: 'invalid' });
+  t.equal(accounts.findAccount('fine@example.com'), undefined);
+  const ok = await create.run(accounts, {}, { email: 'ops+team@example.com' }) as { secret: string };
+  t.equal((await s.get('/v1/metrics', { auth: { user: 'ops+team@example.com', password: ok.secret } })).status, 200);
+});
