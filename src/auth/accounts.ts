@@ -41,8 +41,9 @@ export class AccountError extends Error {
   }
 }
 
-// No ':' (Basic auth ends the user at the first colon, so such an account could never
-// sign in) and no control characters (the e-mail is logged and listed).
+// No ':' (Basic auth ends the user at the first colon: such an account could sign in
+// only with the colon escaped as %3A) and no control characters (the e-mail is logged
+// and listed).
 const EMAIL = /^[^@\s:\p{Cc}]+@[^@\s:\p{Cc}]+$/u;
 const TOKEN_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
