@@ -14,6 +14,8 @@ export interface BodyLimits {
 }
 
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The most items a list in a form body may have: the longest list a schema takes. */
+const MAX_FORM_LIST = 10_000;
 
 export function bodyParser(limits: BodyLimits): Middleware[] {
   const options = {
@@ -28,7 +30,11 @@ export function bodyParser(limits: BodyLimits): Middleware[] {
     formLimit: limits.bytes,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     // allowDots off: metric names contain dots (`gauges[cpu.load][value]`).
-    queryString: { allowDots: false, depth: limits.depth, arrayLimit: 1000, parameterLimit: 50000, allowPrototypes: false },
+    // arrayLimit: the longest list a body may hold (a batch's `names[]` and `exclude[]`
+    // take 10,000); past it qs turns the list into an object, which a form batch of 1,001
+    // names met as "names must be an array". Sparse indices are compacted, so a large
+    // index costs nothing.
+    queryString: { allowDots: false, depth: limits.depth, arrayLimit: MAX_FORM_LIST, parameterLimit: 50000, allowPrototypes: false },
   };
   const parse = koaBody(options);
   // co-body reads every body as UTF-8 whatever its charset says: a Latin-1 "café" would be

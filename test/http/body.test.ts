@@ -191,3 +191,12 @@ t.test('zero bytes with a JSON Content-Type are no body, as without one', async 
   t.equal((await s.request('DELETE', '/v1/metrics/empty.json', empty)).status, 204);
   t.equal((await s.get('/v1/metrics/empty.json')).status, 404);
 });
+
+t.test('a form list is a list up to the longest a schema takes (10,000 batch names)', async (t) => {
+  const s = await startTestServer(t);
+  for (const name of ['form.a', 'form.b']) t.equal((await s.request('PUT', `/v1/metrics/${name}`, { json: {} })).status, 201);
+  const names = ['form.a', ...Array.from({ length: 1500 }, (_, i) => `absent.${i}`), 'form.b'];
+  const r = await s.request('DELETE', '/v1/metrics', { form: names.map((n) => `names[]=${n}`).join('&') });
+  t.equal(r.status, 204, r.text);
+  t.equal((await s.get('/v1/metrics')).body.query.total, 0, 'both listed metrics are gone');
+});
