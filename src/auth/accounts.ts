@@ -78,6 +78,17 @@ export class AccountDirectory {
   private fromConfig = new Map<number, TokenRecord[]>();
   /** compared against when the e-mail is unknown, so timing does not reveal which e-mails exist */
   private readonly decoy = Buffer.from(sha256Hex(newTokenSecret()), 'hex');
+  /**
+   * Every change runs alone: each checks (is the e-mail or token name taken?) and then
+   * awaits its write, and two admin-socket calls (or one and a config reload) in between
+   * made two accounts of one e-mail, or two tokens of one name.
+   */
+  private changes: Promise<unknown> = Promise.resolve();
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.changes.then(work, work);
+    this.changes = result.catch(() => undefined); // a refused change does not stop the next
+    return result;
+  }
 
   private constructor(store: Store, private readonly commit: CommitQueue) {
     this.accounts = store.json<Account>('accounts');
@@ -95,13 +106,17 @@ export class AccountDirectory {
   }
 
   /** Config-file accounts: created on first sight; their tokens live only in memory. */
-  async applyConfig(configured: ConfigAccount[]): Promise<void> {
+  applyConfig(configured: ConfigAccount[]): Promise<void> {
+    return this.serial(() => this.applyConfigNow(configured));
+  }
+
+  private async applyConfigNow(configured: ConfigAccount[]): Promise<void> {
     // every e-mail is checked before any account is created: a refused file changes nothing
     for (const c of configured) checkEmail(c.email);
     const next = new Map<number, TokenRecord[]>();
     let n = 0;
     for (const c of configured) {
-      const account = this.byEmail.get(c.email.toLowerCase()) ?? (await this.createAccount(c.email));
+      const account = this.byEmail.get(c.email.toLowerCase()) ?? (await this.createAccountNow(c.email));
       this.tokensOf(next, account.id).push({
         id: -++n, account_id: account.id, name: c.name, role: c.role, sha256: c.token_sha256,
         active: true, origin: 'config', created_at: account.created_at, updated_at: account.created_at,
@@ -145,7 +160,11 @@ export class AccountDirectory {
     return this.allTokens(this.mustFind(email).id).map(publicToken);
   }
 
-  async createAccount(email: string): Promise<Account> {
+  createAccount(email: string): Promise<Account> {
+    return this.serial(() => this.createAccountNow(email));
+  }
+
+  private async createAccountNow(email: string): Promise<Account> {
     checkEmail(email);
     if (this.byEmail.has(email.toLowerCase())) throw new AccountError('exists', `account ${email} already exists`);
     const { id, op } = await this.accountIds.next();
@@ -155,7 +174,11 @@ export class AccountDirectory {
     return account;
   }
 
-  async setAccountActive(email: string, active: boolean): Promise<Account> {
+  setAccountActive(email: string, active: boolean): Promise<Account> {
+    return this.serial(() => this.setAccountActiveNow(email, active));
+  }
+
+  private async setAccountActiveNow(email: string, active: boolean): Promise<Account> {
     const account = { ...this.mustFind(email), active };
     await this.commit.write([putOp(this.accounts, String(account.id), account)]);
     this.remember(account);
@@ -163,7 +186,11 @@ export class AccountDirectory {
   }
 
   /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
-  async createToken(email: string, name: string, role: Role): Promise<{ token: PublicToken; secret: string }> {
+  createToken(email: string, name: string, role: Role): Promise<{ token: PublicToken; secret: string }> {
+    return this.serial(() => this.createTokenNow(email, name, role));
+  }
+
+  private async createTokenNow(email: string, name: string, role: Role): Promise<{ token: PublicToken; secret: string }> {
     const account = this.mustFind(email);
     checkTokenName(name);
     if (this.allTokens(account.id).some((t) => t.name === name)) throw new AccountError('exists', `token ${name} already exists for ${email}`);
@@ -176,7 +203,11 @@ export class AccountDirectory {
     return { token: publicToken(record), secret };
   }
 
-  async setTokenActive(email: string, name: string, active: boolean): Promise<PublicToken> {
+  setTokenActive(email: string, name: string, active: boolean): Promise<PublicToken> {
+    return this.serial(() => this.setTokenActiveNow(email, name, active));
+  }
+
+  private async setTokenActiveNow(email: string, name: string, active: boolean): Promise<PublicToken> {
     const record = this.mustFindStoredToken(email, name);
     const updated = { ...record, active, updated_at: now() };
     await this.saveToken(updated);
@@ -184,7 +215,11 @@ export class AccountDirectory {
   }
 
   /** A new secret for the same token name and role; the old secret stops working at once. */
-  async rotateToken(email: string, name: string): Promise<{ token: PublicToken; secret: string }> {
+  rotateToken(email: string, name: string): Promise<{ token: PublicToken; secret: string }> {
+    return this.serial(() => this.rotateTokenNow(email, name));
+  }
+
+  private async rotateTokenNow(email: string, name: string): Promise<{ token: PublicToken; secret: string }> {
     const record = this.mustFindStoredToken(email, name);
     const secret = newTokenSecret();
     const updated = { ...record, sha256: sha256Hex(secret), updated_at: now() };

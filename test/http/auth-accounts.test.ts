@@ -33,3 +33,20 @@ t.test("an e-mail with ':' or a control character is refused: Basic auth could n
   const ok = await create.run(accounts, {}, { email: 'ops+team@example.com' }) as { secret: string };
   t.equal((await s.get('/v1/metrics', { auth: { user: 'ops+team@example.com', password: ok.secret } })).status, 200);
 });
+
+t.test('changes at the same moment cannot make two accounts of one e-mail or two tokens of one name', async (t) => {
+  const s = await startTestServer(t);
+  const accounts = s.server.rt.accounts;
+  const both = await Promise.allSettled([accounts.createAccount('twice@example.com'), accounts.createAccount('Twice@example.com')]);
+  t.same(both.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+  t.equal(accounts.listAccounts().filter((a) => a.email === 'twice@example.com').length, 1);
+  const tokens = await Promise.allSettled([accounts.createToken('twice@example.com', 'ci', 'admin'), accounts.createToken('twice@example.com', 'ci', 'viewer')]);
+  t.same(tokens.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+  t.same(accounts.listTokens('twice@example.com').map((x) => x.name), ['ci']);
+  // a config reload at the same moment as a create of its e-mail: still one account
+  await Promise.allSettled([
+    accounts.createAccount('cfg@example.com'),
+    accounts.applyConfig([{ email: 'cfg@example.com', token_sha256: 'c'.repeat(64), role: 'viewer', name: 'config' }]),
+  ]);
+  t.equal(accounts.listAccounts().filter((a) => a.email === 'cfg@example.com').length, 1);
+});
