@@ -53,7 +53,8 @@ export function permitted(role: Role, method: string, path: string): boolean {
   if (role === 'admin') return true;
   // the router matches paths whatever their case, so the table does too
   const route = `${method} ${path.replace(/\/+$/, '').toLowerCase()}`;
-  if (method === 'GET' || method === 'HEAD' || READS.has(route)) return true;
+  // OPTIONS only lists a path's methods (the router's answer): a read
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || READS.has(route)) return true;
   return role === 'recorder' && SUBMISSIONS.has(route);
 }
 

@@ -67,6 +67,9 @@ t.test('roles: viewer reads, recorder reads and submits, admin does everything',
   t.equal((await s.get('/v1/metrics', { auth: viewer })).status, 200);
   t.equal((await s.request('DELETE', '/v1/metrics/x', { auth: recorder })).status, 403);
   t.equal((await put(s.admin)).status, 201);
+  const options = await s.request('OPTIONS', '/v1/metrics', { auth: viewer });
+  t.equal(options.status, 200, 'OPTIONS only says which methods a path takes');
+  t.match(options.headers.allow, /GET/);
 });
 
 t.test('permitted() is the one role table', async (t) => {
