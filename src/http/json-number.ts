@@ -29,11 +29,3 @@ export function jsonNumber(v: number): string {
   }
   return '' + v;
 }
-
-/**
- * JSON Schema bounds for an integer field that is kept and answered as given (an id such
- * as a chart's related_space). JSON has no integer type: `6e300` has no fraction, so
- * ajv's `integer` takes it, yet it is no id, and past 2^53 a number no longer reads back
- * as the integer that was sent. Spread into the field's schema.
- */
-export const SAFE_INTEGER = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;

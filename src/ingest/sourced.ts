@@ -45,7 +45,7 @@ const elementSchema = {
     value: { type: 'number' },
     measure_time: { type: 'number', minimum: 0 },
     source: { type: ['string', 'null'] },
-    count: { type: 'integer', minimum: 1 },
+    count: { type: 'integer', minimum: 1, maximum: MAX_SAMPLE_COUNT },
     sum: { type: 'number' },
     min: { type: 'number' },
     max: { type: 'number' },
@@ -133,7 +133,6 @@ function toMeasurement(kind: SourcedKind, entry: unknown, key: string | null, pa
   } else if (multi) {
     if (e.value !== undefined) params[`${path}.value`] = ['must not be set together with count'];
     if (e.sum === undefined) params[`${path}.sum`] = ['is required when count is set'];
-    if (e.count! > MAX_SAMPLE_COUNT) params[`${path}.count`] = ['must be at most 2^40'];
     if (e.min !== undefined && e.max !== undefined && e.min > e.max) params[`${path}.min`] = ['must not be greater than max'];
   } else {
     if (e.value === undefined) params[`${path}.value`] = ['is required (or count and sum)'];

@@ -9,7 +9,27 @@ export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false 
 export type Schema = Record<string, unknown>;
 
 export function compile<T>(schema: Schema | JSONSchemaType<T>): ValidateFunction<T> {
-  return ajv.compile<T>(schema as Schema);
+  return ajv.compile<T>(safeIntegers(schema as Schema));
+}
+
+/**
+ * A copy of `schema` whose integer fields without bounds of their own are bounded to
+ * the safe integers. JSON has no integer type: `6e300` has no fraction, so ajv's
+ * `integer` takes it, yet it is no id, no count and no time, and past 2^53 a number no
+ * longer reads back as the integer that was sent (an alert's rearm_seconds was answered
+ * as 6e+300, a source-based count of 6e300 was stored).
+ */
+export function safeIntegers<S>(schema: S): S {
+  if (Array.isArray(schema)) return schema.map(safeIntegers) as S;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = safeIntegers(value);
+  const type = out.type;
+  if (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) {
+    out.minimum ??= Number.MIN_SAFE_INTEGER;
+    out.maximum ??= Number.MAX_SAFE_INTEGER;
+  }
+  return out as S;
 }
 
 /** Validates, or throws a 400 with every problem listed under its field. */
@@ -46,6 +66,13 @@ export function paramsFromAjv(errors: ErrorObject[], prefix = ''): ParamErrors {
       case 'type':
         message = `must be ${typeWords(String((e.params as { type: string }).type))}`;
         break;
+      case 'maximum':
+      case 'minimum': {
+        // a huge bound reads better as the power of two it is (2^40 for a count, 2^53 - 1 for any integer)
+        const { limit } = e.params as { limit: number };
+        if (Math.abs(limit) >= 2 ** 32) message = `must be ${e.keyword === 'maximum' ? 'at most' : 'at least'} ${bigLimit(limit)}`;
+        break;
+      }
     }
     if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
       if (errors.length > 1) continue;
@@ -54,6 +81,15 @@ export function paramsFromAjv(errors: ErrorObject[], prefix = ''): ParamErrors {
     (params[key] ??= []).includes(message) || params[key]!.push(message);
   }
   return params;
+}
+
+function bigLimit(n: number): string {
+  const abs = Math.abs(n);
+  const power = (x: number) => { const k = Math.round(Math.log2(x)); return 2 ** k === x ? k : null; };
+  const exact = power(abs);
+  const below = exact === null ? power(abs + 1) : null;
+  const text = exact !== null ? `2^${exact}` : below !== null ? `2^${below} - 1` : String(abs);
+  return n < 0 ? `-${below !== null ? `(${text})` : text}` : text;
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -97,5 +133,5 @@ export function bodyValidator<T>(schema: Schema, formSchema: Schema = schema): B
 
 /** The strict (JSON) validator of a schema and the coercing (form) one of `formSchema` (the same by default). */
 export function compileBoth<T>(schema: Schema, formSchema: Schema = schema): { json: ValidateFunction<T>; form: ValidateFunction<T> } {
-  return { json: ajv.compile<T>(schema), form: formAjv.compile<T>(formSchema) };
+  return { json: ajv.compile<T>(safeIntegers(schema)), form: formAjv.compile<T>(safeIntegers(formSchema)) };
 }

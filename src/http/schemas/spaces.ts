@@ -3,7 +3,6 @@
 // transform formula, related_space ownership) are in domain/spaces.ts.
 import { METRIC_NAME } from '../../domain/names.js';
 import { CHART_TYPES, THRESHOLD_OPERATORS, THRESHOLD_TYPES, type ChartField } from '../../domain/chart-input.js';
-import { SAFE_INTEGER } from '../json-number.js';
 
 const GROUP_FUNCTIONS = ['average', 'sum', 'min', 'max', 'breakout'] as const;
 const SUMMARY_FUNCTIONS = ['max', 'min', 'average', 'sum', 'count'] as const;
@@ -91,7 +90,7 @@ export function chartSchema(create: boolean) {
     max: optionalNumber,
     label: optionalText,
     // any integer, stored as given (domain/spaces.ts says why), but one that reads back as sent
-    related_space: { type: ['integer', 'null'], ...SAFE_INTEGER },
+    related_space: { type: ['integer', 'null'] },
     thresholds: { type: ['array', 'null'], maxItems: MAX_THRESHOLDS, items: thresholdSchema },
   } satisfies Record<ChartField, unknown>;
   return {
