@@ -24,7 +24,15 @@ export interface SourcedQuery {
 }
 
 /** The parameters that turn a metric GET into a measurements read. */
-const INTERVAL_PARAMS = ['start_time', 'end_time', 'count', 'resolution', 'sources', 'sources[]', 'source', 'source_tag', 'summarize_time', 'summarize_sources', 'breakout_sources'];
+const INTERVAL_PARAMS = ['start_time', 'end_time', 'count', 'resolution', 'source', 'source_tag', 'summarize_time', 'summarize_sources', 'breakout_sources'];
+
+/**
+ * `sources=a`, `sources[]=a` and `sources[0]=a`: each way clients encode an array
+ * (requests repeats the name, Faraday adds `[]`, Node's qs and jQuery number the
+ * elements). A spelling read as nothing would drop the filter and answer every source.
+ */
+const SOURCES_KEY = /^sources(?:\[\d*\])?$/;
+export const isSourcesKey = (key: string): boolean => SOURCES_KEY.test(key);
 
 /** Without start_time or count, this much before end_time is read. */
 export const DEFAULT_DURATION = 3600;
@@ -33,7 +41,7 @@ export const MAX_COUNT = 1000;
 type Query = Record<string, string | string[] | undefined>;
 
 export function wantsMeasurements(query: Query): boolean {
-  return INTERVAL_PARAMS.some((p) => query[p] !== undefined);
+  return INTERVAL_PARAMS.some((p) => query[p] !== undefined) || Object.keys(query).some(isSourcesKey);
 }
 
 function one(query: Query, name: string, errors: Record<string, string[]>): string | undefined {
@@ -95,7 +103,7 @@ export function parseSourcedQuery(query: Query, now: number, retention: Retentio
   if (resolutionGiven !== undefined && (resolutionGiven < 1 || resolutionGiven > MAX_RESOLUTION)) errors.resolution = [`must be from 1 to ${MAX_RESOLUTION} seconds`];
   if (start !== undefined && start > end) errors.start_time = ['must not be after end_time'];
 
-  const patterns = list(query, 'sources', 'sources[]', 'source');
+  const patterns = list(query, ...Object.keys(query).filter(isSourcesKey), 'source');
   for (const p of patterns) if (!SOURCE_PATTERN.test(p)) (errors.sources ??= []).push(`${JSON.stringify(p.slice(0, 60))} is not a source name or pattern`);
   const sourceTag = one(query, 'source_tag', errors);
   let tagClause: TagExpr | null = null;

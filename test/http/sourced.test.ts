@@ -165,6 +165,8 @@ t.test('read parameters: sources, source_tag, summarize_sources, breakout_source
 
   t.same(Object.keys((await read(s, 'load', `${q}&sources[]=web*`)).measurements), ['web-a', 'web-b', 'web-c']);
   t.same(Object.keys((await read(s, 'load', `${q}&sources[]=web-a&sources[]=db-a`)).measurements), ['db-a', 'web-a']);
+  t.same(Object.keys((await read(s, 'load', `${q}&sources[0]=web-a&sources[1]=db-a`)).measurements), ['db-a', 'web-a'], 'sources[0]=, as Node\'s qs and jQuery write arrays');
+  t.same(Object.keys((await read(s, 'load', `sources[0]=web-a`)).measurements), ['web-a'], 'alone, it asks for measurements too');
   t.same(Object.keys((await read(s, 'load', `${q}&source=db*`)).measurements), ['db-a'], 'the deprecated source parameter');
   t.same(Object.keys((await read(s, 'load', `${q}&source_tag=rack:r1`)).measurements), ['web-c']);
 

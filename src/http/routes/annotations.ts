@@ -8,6 +8,7 @@ import { pathId } from '../path.js';
 import { parseEventQuery, type EventInput, type Link, type StreamInput } from '../../domain/annotations.js';
 import { canonicalMetricName } from '../../domain/names.js';
 import { eventUpdateSchema, linkSchema, newEventSchema, streamUpdateSchema } from '../schemas/annotations.js';
+import { isSourcesKey } from '../../query/sourced-params.js';
 import { eventView, groupBySource } from '../views/annotations.js';
 import type { Annotations } from '../../domain/annotations.js';
 
@@ -21,14 +22,9 @@ export interface AnnotationsDeps {
   annotations: Annotations;
 }
 
-/**
- * `sources=a`, `sources[]=a` and `sources[0]=a`: each way clients encode an array
- * (requests repeats the name, Faraday adds `[]`, Node's qs and jQuery number the
- * elements). A spelling read as nothing would drop the filter and answer every event.
- */
-const SOURCES_KEY = /^sources(?:\[\d*\])?$/;
+/** `sources=a`, `sources[]=a` and `sources[0]=a`, as a source-based read takes them. */
 function sourcesOf(ctx: Ctx): string[] {
-  return [...new URLSearchParams(ctx.querystring)].filter(([key]) => SOURCES_KEY.test(key)).map(([, value]) => value);
+  return [...new URLSearchParams(ctx.querystring)].filter(([key]) => isSourcesKey(key)).map(([, value]) => value);
 }
 
 export function annotationsRoutes(deps: AnnotationsDeps): Router<RequestState> {
