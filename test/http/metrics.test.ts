@@ -26,6 +26,14 @@ t.test('PUT creates (201 + Location + body) then updates (204)', async (t) => {
 
   // A GET body can be PUT back unchanged.
   t.equal((await s.request('PUT', '/v1/metrics/web.requests', { json: got.body })).status, 204);
+
+  // a key it does not know is refused, not answered 204 with nothing changed
+  const typo = await s.request('PUT', '/v1/metrics/web.requests', { json: { perod: 300 } });
+  t.equal(typo.status, 400);
+  t.same(typo.body, { errors: { params: { perod: ['is not a known field'] } } });
+  const form = await s.request('PUT', '/v1/metrics/web.requests', { form: 'perod=300' });
+  t.equal(form.status, 400, 'in a form too');
+  t.equal((await s.get('/v1/metrics/web.requests')).body.period, 60, 'nothing changed');
 });
 
 t.test('PUTs of one new name at once: one creates it (201), the others update it (204)', async (t) => {
