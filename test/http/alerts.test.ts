@@ -41,6 +41,7 @@ t.test('create, read, list, update, delete', async (t) => {
   t.same(list.body.alerts.map((a: { name: string }) => a.name).sort(), ['cpu.high', 'disk.full']);
   t.same(list.body.query, { found: 2, length: 100, offset: 0, total: 2 });
   t.same((await s.get('/v1/alerts?name=CPU')).body.alerts.map((a: { name: string }) => a.name), ['cpu.high'], 'name is a case-insensitive substring filter');
+  t.same((await s.get('/v1/alerts?name=cpu')).body.query, { found: 1, length: 100, offset: 0, total: 2 }, 'filtered: found counts the matches, total every alert owned');
   t.same((await s.get('/v1/alerts?version=1')).body.alerts.map((a: { name: string }) => a.name), ['disk.full']);
   t.same((await s.get('/v1/alerts?length=1')).body.alerts.length, 1);
   t.equal((await s.get('/v1/alerts?version=3')).status, 400);

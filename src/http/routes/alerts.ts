@@ -95,9 +95,10 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
     const name = queryOne(ctx, 'name')?.toLowerCase() ?? null;
     const version = queryOne(ctx, 'version');
     if (version !== undefined && version !== '1' && version !== '2') throw paramErrors({ version: ['must be 1 or 2'] });
-    const matching = (await deps.alerts.list(account))
-      .filter((a) => (name === null || a.name.toLowerCase().includes(name)) && (version === undefined || String(a.version) === version));
-    const { query, items } = paginate(matching, matching.length, page, (a) => a.updated_at);
+    const all = await deps.alerts.list(account);
+    const matching = all.filter((a) => (name === null || a.name.toLowerCase().includes(name)) && (version === undefined || String(a.version) === version));
+    // total: every alert the account owns (the spec's meaning); found: those matching
+    const { query, items } = paginate(matching, all.length, page, (a) => a.updated_at);
     const alerts = [];
     for (const a of items) alerts.push(await view(account, a));
     ctx.body = { query, alerts };
