@@ -79,7 +79,8 @@ export const configSchema = {
         additionalProperties: false,
         required: ['email', 'token_sha256'],
         properties: {
-          email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 },
+          // as src/auth/accounts.ts checks it: no ':' (Basic auth ends the user there), no control characters
+          email: { type: 'string', pattern: '^[^@\\s:\\p{Cc}]+@[^@\\s:\\p{Cc}]+$', maxLength: 254 },
           token_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
           role: { enum: ['admin', 'recorder', 'viewer'], default: 'admin' },
           name: { type: 'string', minLength: 1, maxLength: 64, default: 'config' },

@@ -136,6 +136,9 @@ t.test('file errors: every problem, with its line, a path and a hint', async (t)
   t.same(problems('http:\n  request_timeout_ms: 5000\n'), ['/etc/gaugeway/config.yaml:2: http.request_timeout_ms: must be at least http.headers_timeout_ms (10000)'],
     'a pair Node would refuse at start is a config error');
   t.same(problems('- a\n- b\n'), ['/etc/gaugeway/config.yaml:1: (root): must be a mapping of keys to values']);
+  const sha = 'a'.repeat(64);
+  t.same(problems(`accounts:\n  - email: "ops:eu@example.com"\n    token_sha256: ${sha}\n`).map((p) => p.replace(/must match pattern.*/, 'must match pattern')),
+    ['/etc/gaugeway/config.yaml:2: accounts[0].email: must match pattern'], 'an e-mail Basic auth cannot carry (a colon) is refused at its line');
 });
 
 t.test('which file: --config, $GAUGEWAY_CONFIG, the installed one, the embedded default; an unreadable file is a problem', async (t) => {
