@@ -96,11 +96,14 @@ export class Api {
   }
 }
 
-/** Every item of a paged list (`{query: {found}, <key>: [...]}`), a page of 100 at a time, at most `max`. */
-export async function listAll<T>(api: Api, path: string, key: string, max = 2000): Promise<T[]> {
+/**
+ * Every item of a paged list (`{query: {found}, <key>: [...]}`), a page of 100 at a time,
+ * at most `max`; `params`: the list's filters (a name search).
+ */
+export async function listAll<T>(api: Api, path: string, key: string, max = 2000, params: Params = {}): Promise<T[]> {
   const items: T[] = [];
   for (;;) {
-    const page = await api.get<{ query: { found: number } } & Record<string, unknown>>(path, { offset: items.length, length: 100 });
+    const page = await api.get<{ query: { found: number } } & Record<string, unknown>>(path, { ...params, offset: items.length, length: 100 });
     const got = (page[key] ?? []) as T[];
     items.push(...got);
     if (!got.length || items.length >= page.query.found || items.length >= max) return items;

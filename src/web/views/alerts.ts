@@ -3,7 +3,8 @@
 import { h, notice, replace, formatTime } from '../dom.js';
 import { hashOf } from '../router.js';
 import { tagValues } from '../charts/tags.js';
-import type { Alert, AlertStatusList, Condition, Page } from '../types.js';
+import { listAll } from '../api.js';
+import type { Alert, AlertStatusList, Condition } from '../types.js';
 import type { View } from './view.js';
 
 export type AlertState = 'firing' | 'cleared' | 'ok' | 'disabled';
@@ -32,12 +33,7 @@ export function describeCondition(c: Condition): string {
 
 export const alertsView: View = async (ctx) => {
   ctx.setTitle('Alerts');
-  const alerts: Alert[] = [];
-  let page: { query: Page; alerts: Alert[] };
-  do {
-    page = await ctx.api.get('v1/alerts', { offset: alerts.length, length: 100 });
-    alerts.push(...page.alerts);
-  } while (alerts.length < page.query.found && page.alerts.length > 0 && alerts.length < 2000);
+  const alerts = await listAll<Alert>(ctx.api, 'v1/alerts', 'alerts');
   const status = await ctx.api.get<AlertStatusList>('v1/alerts/status');
   const order: Record<AlertState, number> = { firing: 0, cleared: 1, ok: 2, disabled: 3 };
   const rows = alerts.map((a) => ({ a, s: alertState(a, status) })).sort((x, y) => order[x.s.state] - order[y.s.state] || x.a.name.localeCompare(y.a.name));

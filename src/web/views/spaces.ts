@@ -1,8 +1,8 @@
 // Spaces: the list with search (the API's `name` filter), and a form to add one.
 import { h, notice, replace } from '../dom.js';
-import { ApiFailure } from '../api.js';
+import { ApiFailure, listAll } from '../api.js';
 import { hashOf } from '../router.js';
-import type { Page, SpaceSummary } from '../types.js';
+import type { SpaceSummary } from '../types.js';
 import type { View } from './view.js';
 
 export const spacesView: View = async (ctx) => {
@@ -23,12 +23,7 @@ export const spacesView: View = async (ctx) => {
     const mine = ++generation;
     const term = search.value.trim();
     ctx.remember(hashOf(['spaces'], { name: term }));
-    const spaces: SpaceSummary[] = [];
-    let page: { query: Page; spaces: SpaceSummary[] };
-    do {
-      page = await ctx.api.get('v1/spaces', { name: term || undefined, offset: spaces.length, length: 100 });
-      spaces.push(...page.spaces);
-    } while (spaces.length < page.query.found && page.spaces.length > 0 && spaces.length < 1000);
+    const spaces = await listAll<SpaceSummary>(ctx.api, 'v1/spaces', 'spaces', 1000, { name: term || undefined });
     if (mine !== generation) return;
     replace(list, spaces.length
       ? h('ul', { class: 'link-list' }, spaces.map((s) => h('li', {}, h('a', { href: hashOf(['spaces', s.id]) }, s.name))))
