@@ -1,7 +1,7 @@
 // The web UI's pure parts, without a browser: how a chart stream becomes a /v1 query,
 // how answers become lines, ranges and resolutions, tag text, formats, routes, errors.
 import t from 'tap';
-import { align, fillGaps, linesOf, nextLink, stack, streamQuery, effectiveTags } from '../../src/web/charts/queries.js';
+import { align, fillGaps, linesOf, nextLink, stack, streamQuery, effectiveTags, valueAt } from '../../src/web/charts/queries.js';
 import { intervalOf, rangeByKey, resolutionFor, resolutionsFor, RANGES } from '../../src/web/charts/ranges.js';
 import { parseStreamTags, streamTagText } from '../../src/web/charts/tags.js';
 import { formatValue, thresholdColour } from '../../src/web/charts/format.js';
@@ -160,4 +160,12 @@ t.test('alert states and the update that toggles one', async (t) => {
   t.equal(describeCondition({ type: 'absent', metric_name: 'up', duration: 600 }), 'up absent for 600 s');
   const update = alertUpdate(alert, false);
   t.same([update.active, update.services, update.conditions], [false, [3], alert.conditions]);
+});
+
+t.test('the hovered value of a line is its latest sample at or before the time, unless that is a gap back', async (t) => {
+  const line = { label: 'a', tags: {}, stream: 0, points: [{ time: 100, value: 1 }, { time: 110, value: 2 }, { time: 120, value: 3 }, { time: 200, value: 4 }] };
+  t.same([95, 100, 105, 110, 114, 120, 134, 135, 199, 200, 214, 215].map((time) => valueAt(line, time)), [null, 1, 1, 2, 2, 3, 3, null, null, 4, 4, null],
+    'hosts reporting at other seconds show their value between samples; a stretch without samples shows none');
+  t.same([99, 100, 101].map((time) => valueAt({ ...line, points: [{ time: 100, value: 7 }] }, time)), [null, 7, null], 'one sample: only at its time');
+  t.equal(valueAt({ ...line, points: [] }, 100), null);
 });

@@ -5,7 +5,7 @@ import type uPlot from 'uplot';
 import { h, replace, safeHref, formatTime } from '../dom.js';
 import { drawPlot, type Plot, type PlotTheme } from './plot.js';
 import { formatValue, PALETTE, thresholdColour } from './format.js';
-import { lastValue, type Line } from './queries.js';
+import { lastValue, valueAt, type Line } from './queries.js';
 import type { ChartData, Marker } from './fetch.js';
 import type { Chart } from '../types.js';
 
@@ -107,7 +107,7 @@ export class ChartCard {
   private fillLegend(colours: readonly string[], row: number | null): void {
     const times = this.plot?.times ?? [];
     const rows = this.lines.map((line, i) => {
-      const value = row === null ? lastValue(line) : line.points.find((p) => p.time === times[row])?.value ?? null;
+      const value = row === null ? lastValue(line) : valueAt(line, times[row]!);
       const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
       swatch.style.background = colours[i]!;
       const units = this.chart.streams[line.stream]?.units_short ?? '';

@@ -147,9 +147,8 @@ export function align(lines: readonly Line[]): [number[], ...(number | null)[][]
  */
 export function fillGaps(times: readonly number[], column: readonly (number | null)[]): (number | null)[] {
   const at = column.flatMap((v, i) => (v === null ? [] : [i]));
-  const steps = at.slice(1).map((row, k) => times[row]! - times[at[k]!]!).sort((a, b) => a - b);
-  if (!steps.length) return [...column];
-  const maxGap = 1.5 * steps[Math.floor(steps.length / 2)]!;
+  const maxGap = gapOf(at.map((row) => times[row]!));
+  if (maxGap === null) return [...column];
   const out = [...column];
   for (let k = 1; k < at.length; k++) {
     const [i, j] = [at[k - 1]!, at[k]!];
@@ -172,3 +171,35 @@ export function stack(columns: readonly (number | null)[][]): number[][] {
 export function lastValue(line: Line): number | null {
   return line.points.length ? line.points[line.points.length - 1]!.value : null;
 }
+
+/** Half again the usual step between sorted sample times: a longer stretch is missing data (null: fewer than two). */
+function gapOf(times: readonly number[]): number | null {
+  const steps = times.slice(1).map((t, k) => t - times[k]!).sort((a, b) => a - b);
+  return steps.length ? 1.5 * steps[Math.floor(steps.length / 2)]! : null;
+}
+
+/**
+ * A line's value at a time, for the hovered row of the legend: its latest sample at or
+ * before that time, unless that is as far back as a gap (fillGaps' rule; with a single
+ * sample, only at that time). Series reporting at different seconds share no row, and an
+ * exact match showed "–" for every line but one.
+ */
+export function valueAt(line: Line, time: number): number | null {
+  const { points } = line;
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid]!.time <= time) lo = mid + 1;
+    else hi = mid;
+  }
+  const p = points[lo - 1];
+  if (!p) return null;
+  if (p.time === time) return p.value;
+  let gap = gaps.get(line);
+  if (gap === undefined) gaps.set(line, (gap = gapOf(points.map((q) => q.time))));
+  return gap !== null && time - p.time < gap ? p.value : null;
+}
+
+/** Each line's gap, worked out at its first hover (a line's points do not change once drawn). */
+const gaps = new WeakMap<Line, number | null>();
