@@ -10,6 +10,11 @@ import type { MetricInput, MetricRecord } from '../domain/metrics.js';
 import type { ChartInput, SpaceInput } from '../domain/chart-input.js';
 import type { ChartRecord } from '../domain/spaces.js';
 import { GaugewayError, ApiError } from '../errors.js';
+import { bodyValidator } from '../schema/validate.js';
+import { metricPutSchema } from '../http/schemas/metrics.js';
+import { chartSchema, spaceSchema } from '../http/schemas/spaces.js';
+import { METRIC_NAME, METRIC_NAME_MESSAGE } from '../domain/names.js';
+import { checkEmail } from '../auth/accounts.js';
 
 export const DEFINITIONS_FORMAT = 'gaugeway-definitions';
 
@@ -72,14 +77,11 @@ export async function importDefinitions(deps: Deps, defs: unknown): Promise<Impo
   if (typeof defs !== 'object' || defs === null || d.format !== DEFINITIONS_FORMAT || d.version !== 1 || !Array.isArray(d.accounts)) {
     throw new GaugewayError('E_USAGE', `not a Gaugeway definitions file (format "${DEFINITIONS_FORMAT}", version 1)`);
   }
+  // the whole file is checked before anything is written: a file refused half-way left the
+  // accounts and definitions before the fault imported, and an edited file is fixed and run again
+  checkDefinitions(d.accounts);
   const report: ImportReport = {};
   for (const acc of d.accounts) {
-    for (const kind of ['alerts', 'services']) {
-      const listed: unknown = Reflect.get(acc, kind);
-      if (Array.isArray(listed) && listed.length) {
-        throw new GaugewayError('E_USAGE', `${acc.email}: this release cannot import ${kind} yet; remove them from the file to import the rest`);
-      }
-    }
     const account = deps.accounts.findAccount(acc.email) ?? (await deps.accounts.createAccount(acc.email));
     const tally = (): Tally => ({ created: 0, updated: 0, skipped: 0 });
     const r = (report[acc.email] = { metrics: tally(), spaces: tally(), charts: tally(), annotation_streams: tally() });
@@ -121,4 +123,59 @@ export async function importDefinitions(deps: Deps, defs: unknown): Promise<Impo
     }
   }
   return report;
+}
+
+const validMetric = bodyValidator<MetricInput>(metricPutSchema);
+const validSpace = bodyValidator<SpaceInput>(spaceSchema);
+const validChart = bodyValidator<ChartInput>(chartSchema(true));
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Refuses the file, naming the first fault, unless every account and definition in it
+ * has the shape and passes the field rules its API request would (a metric of type
+ * "bogus" or a chart of type "nonsense" was stored as given, where the API refuses it).
+ */
+function checkDefinitions(accounts: unknown[]): void {
+  const fault = (where: string, what: string): never => { throw new GaugewayError('E_USAGE', `nothing was imported: ${where}: ${what}`); };
+  const fields = (where: string, check: () => unknown) => {
+    try { check(); } catch (err) { fault(where, err instanceof ApiError ? JSON.stringify(err.body) : (err as Error).message); }
+  };
+  const list = (where: string, v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : fault(where, 'must be a list'));
+  const named = (where: string, v: unknown): Record<string, unknown> & { name: string } =>
+    (isObject(v) && typeof v.name === 'string' ? v as Record<string, unknown> & { name: string } : fault(where, 'must be an object with a name'));
+  const emails = new Set<string>();
+  accounts.forEach((acc, i) => {
+    if (!isObject(acc) || typeof acc.email !== 'string') return fault(`accounts[${i}]`, 'must be an object with an email');
+    const email = acc.email;
+    fields(`accounts[${i}]`, () => checkEmail(email));
+    if (emails.has(email.toLowerCase())) fault(email, 'the account is listed twice');
+    emails.add(email.toLowerCase());
+    for (const kind of ['alerts', 'services']) {
+      const listed: unknown = acc[kind];
+      if (Array.isArray(listed) && listed.length) {
+        throw new GaugewayError('E_USAGE', `${email}: this release cannot import ${kind} yet; remove them from the file to import the rest`);
+      }
+    }
+    list(`${email}: metrics`, acc.metrics).forEach((raw, j) => {
+      const m = named(`${email}: metrics[${j}]`, raw);
+      if (!METRIC_NAME.test(m.name)) fault(`${email}: metric ${m.name}`, METRIC_NAME_MESSAGE);
+      fields(`${email}: metric ${m.name}`, () => validMetric(m, false));
+    });
+    list(`${email}: spaces`, acc.spaces).forEach((raw, j) => {
+      const s = named(`${email}: spaces[${j}]`, raw);
+      const { charts, ...space } = s;
+      fields(`${email}: space ${s.name}`, () => validSpace(space, false));
+      if (typeof s.tags !== 'boolean') fault(`${email}: space ${s.name}`, 'tags must be true or false');
+      list(`${email}: space ${s.name}: charts`, charts).forEach((c, k) => {
+        named(`${email}: space ${s.name}: charts[${k}]`, c);
+        fields(`${email}: chart ${(c as { name: string }).name} of space ${s.name}`, () => validChart(c, false));
+      });
+    });
+    list(`${email}: annotation_streams`, acc.annotation_streams).forEach((raw, j) => {
+      const st = named(`${email}: annotation_streams[${j}]`, raw);
+      if (!METRIC_NAME.test(st.name)) fault(`${email}: annotation stream ${st.name}`, METRIC_NAME_MESSAGE);
+      if (st.display_name !== undefined && st.display_name !== null && typeof st.display_name !== 'string') fault(`${email}: annotation stream ${st.name}`, 'display_name must be a string or null');
+    });
+  });
 }
