@@ -10,6 +10,11 @@ import type https from 'node:https';
 /** Connections that have not sent a first byte within this time are dropped. */
 const FIRST_BYTE_TIMEOUT_MS = 10_000;
 const TLS_HANDSHAKE = 0x16;
+/**
+ * Once the server has ended its side of a connection, how long the client has to read
+ * the answer and end its own before the connection is destroyed.
+ */
+const HALF_CLOSED_MS = 2000;
 
 export interface FrontDoor {
   server: net.Server;
@@ -49,6 +54,18 @@ export function createFrontDoor(secure: https.Server, plain: http.Server, opts: 
     });
   });
   front.maxConnections = opts.maxConnections;
+
+  // After refusing a request its parser cannot take (408 for headers or a body too slow,
+  // 400, 431: client-error.ts) the server ends its side and waits for the client's end. A
+  // client that never reads never sends one, so each such connection stayed open for good,
+  // counted against max_connections: a few hundred of them let nobody in any more. Node
+  // destroys the connections it closes itself once the answer is written; every other
+  // ended connection is destroyed here, a moment later.
+  const reap = (socket: net.Socket) => {
+    socket.once('finish', () => setTimeout(() => socket.destroy(), HALF_CLOSED_MS).unref());
+  };
+  secure.on('secureConnection', reap);
+  plain.on('connection', reap);
 
   for (const server of [secure, plain]) {
     // http.Server starts tracking connections (and so enforcing headersTimeout and
