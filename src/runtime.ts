@@ -198,6 +198,7 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
  * metric deletion.
  */
 export async function startBackgroundWork(rt: Runtime): Promise<void> {
+  await rt.retention.recordServed();
   rt.retention.schedule();
   // the outbox reads what is pending before any evaluation can queue more
   await rt.outbox.start();

@@ -190,6 +190,7 @@ async function applyReload(rt: Runtime, next: Config): Promise<void> {
   rt.log.level = next.log.level;
   rt.config = next;
   if (changed.includes('storage.retention_schedule')) rt.retention.reschedule();
+  if (changed.some((k) => k.startsWith('storage.retention.'))) await rt.retention.recordServed();
   if (changed.includes('alerts.check_schedule')) rt.alertEngine.schedule(next.alerts.check_schedule);
   // always: the Prometheus files and accounts a job names may have changed under an unchanged section
   await rt.scrape.apply(next.scrapeJobs).catch((err: unknown) => rt.log.error({ err }, 'applying the scrape jobs failed'));

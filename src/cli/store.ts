@@ -9,20 +9,24 @@ import { GaugewayError } from '../errors.js';
 import type { Config } from '../config/types.js';
 import { parse, configOption } from './args.js';
 import { enterStoppedDataDir } from './data-dir.js';
+import { shorterTiers } from '../tsdb/retention.js';
 
 const USAGE = `usage:
   gaugeway store repair [--config FILE] [--data-dir DIR]    (service stopped; back up the data dir first)
-  gaugeway store compact [--config FILE] [--data-dir DIR]   (service stopped)`;
+  gaugeway store compact [--config FILE] [--data-dir DIR] [--shorter-retention]   (service stopped)
+    compact refuses to expire by a retention shorter than the one the service last ran
+    with (a forgotten --config): pass the service's config, or --shorter-retention to
+    expire by this one.`;
 
 type Out = (line: string) => void;
 
 export async function storeCommand(args: string[], out: Out = console.log): Promise<number> {
-  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' } }, USAGE);
+  const { values, positionals } = parse(args, { ...configOption, 'data-dir': { type: 'string' }, 'shorter-retention': { type: 'boolean' } }, USAGE);
   const verb = positionals[0];
   if (positionals.length !== 1 || (verb !== 'repair' && verb !== 'compact')) throw new GaugewayError('E_USAGE', USAGE);
   const config = loadConfig({ file: values.config as string | undefined, flags: { dataDir: values['data-dir'] as string | undefined } });
   const location = enterStoppedDataDir(config);
-  return verb === 'repair' ? repair(config, location, out) : compact(config, location, out);
+  return verb === 'repair' ? repair(config, location, out) : compact(config, location, out, values['shorter-retention'] === true);
 }
 
 async function repair(config: Config, location: string, out: Out): Promise<number> {
@@ -42,7 +46,7 @@ async function repair(config: Config, location: string, out: Out): Promise<numbe
   return 0;
 }
 
-async function compact(config: Config, location: string, out: Out): Promise<number> {
+async function compact(config: Config, location: string, out: Out, shorterRetention: boolean): Promise<number> {
   const [{ createLogger }, { createRuntime, closeRuntime }] = await Promise.all([import('../log.js'), import('../runtime.js')]);
   // enterStoppedDataDir may have entered the data dir (as its owner): paths are relative then.
   const local: Config = location === 'db' ? { ...config, data_dir: '.' } : config;
@@ -57,6 +61,12 @@ async function compact(config: Config, location: string, out: Out): Promise<numb
     throw err;
   }
   try {
+    const served = await rt.retention.lastServed();
+    const shorter = served ? shorterTiers(config.storage.retention, served) : [];
+    if (shorter.length && !shorterRetention) {
+      throw new GaugewayError('E_CONFIG_INVALID', `${config.source ?? 'the embedded default configuration'} keeps less than the service last did (${shorter.join('; ')}): ` +
+        'compacting by it would delete data the service still serves. Pass the service\'s --config, or --shorter-retention to expire by this one. Nothing was changed.');
+    }
     await rt.engine.checkpoint();
     const r = await rt.retention.run();
     out(`expired ${r.expired} chunks, merged ${r.merged} partial chunks, compacted`);

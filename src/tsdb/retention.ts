@@ -52,6 +52,14 @@ export interface RetentionSettings {
   retention_schedule: string;
 }
 
+const TIER_NAMES = ['raw', '60', '900', '3600'] as const;
+
+/** The tiers `retention` keeps for less time than `served`, described; empty if none. */
+export function shorterTiers(retention: Retention, served: Retention): string[] {
+  const days = (s: number) => `${+(s / 86400).toFixed(2)} d`;
+  return TIER_NAMES.filter((k) => retention[k] < served[k]).map((k) => `${k === 'raw' ? 'raw' : `${k} s`}: ${days(retention[k])} where the service keeps ${days(served[k])}`);
+}
+
 function retentionOf(storage: RetentionSettings, tier: Tier): number {
   return tier === 0 ? storage.retention.raw : storage.retention[String(tier) as '60' | '900' | '3600'];
 }
@@ -61,6 +69,13 @@ export class RetentionJob {
   /** the cron expression the job runs on now (a reload may change it) */
   scheduled: string | null = null;
   private running: Promise<RetentionResult> | null = null;
+  /**
+   * The retention the serving process runs with, kept in the store: `store compact`, run
+   * offline with whatever configuration it found (a missing `--config` falls back to the
+   * installed file or the embedded default, two days of raw points), would otherwise
+   * expire what the service still serves.
+   */
+  private readonly served: Sublevel<Retention>;
 
   constructor(
     private readonly store: Store,
@@ -68,7 +83,19 @@ export class RetentionJob {
     private readonly engine: Engine,
     private readonly storage: () => RetentionSettings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.served = store.json<Retention>('retention');
+  }
+
+  /** Records the retention in force as the service's (at start and when a reload changes it). */
+  async recordServed(): Promise<void> {
+    await this.commit.write([putOp(this.served, 'served', { ...this.storage().retention })]);
+  }
+
+  /** The retention the service last ran with, if one was recorded. */
+  async lastServed(): Promise<Retention | null> {
+    return (await this.served.get('served')) ?? null;
+  }
 
   schedule(): void {
     this.scheduled = this.storage().retention_schedule;

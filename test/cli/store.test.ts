@@ -108,3 +108,22 @@ t.test('store compact merges a window written in parts, keeps its data, refuses 
   const idle = await runCli(['store', 'compact', '--config', config]);
   t.match(idle.stdout, /merged 0 partial chunks/, 'nothing left to merge');
 });
+
+t.test('store compact refuses to expire by a shorter retention than the service last ran with', async (t) => {
+  const dir = tempDir(t, 'gw-compact-ret-');
+  const config = writeServeConfig(dir, 'storage:\n  retention:\n    raw: 30d\n');
+  const data = join(dir, 'data');
+  const s = await startServe(t, ['--config', config]);
+  s.child.kill('SIGTERM');
+  t.same(await s.exited, { code: 0, signal: null });
+  // the same data dir, but a config that keeps the defaults (raw: 2 d), as a forgotten --config finds
+  const other = join(dir, 'other.yaml');
+  writeFileSync(other, 'data_dir: ./data\nlog:\n  level: warn\n');
+  const refused = await runCli(['store', 'compact', '--config', other]);
+  t.equal(refused.code, 1, 'refused');
+  t.match(refused.stderr, /keeps less than the service last did \(raw: 2 d where the service keeps 30 d\).*Nothing was changed/);
+  t.equal((await runCli(['store', 'compact', '--config', config])).code, 0, 'the service\'s own config compacts');
+  const forced = await runCli(['store', 'compact', '--config', other, '--shorter-retention']);
+  t.equal(forced.code, 0, forced.stderr);
+  t.match(forced.stdout, /expired \d+ chunks/);
+});

@@ -104,6 +104,7 @@ t.test('retention per tier and the ingest limits apply on reload', async (t) => 
   t.match(refused.body, { errors: { request: [/resolution is unavailable/] } });
   const limited = await s.request('POST', '/v1/measurements', { json: { measurements: [{ name: 'm', value: 1, tags: { h: 'b' } }] } });
   t.equal(limited.status, 429, 'the new limit applies at once (one series already created this hour)');
+  t.equal((await s.server.rt.retention.lastServed())?.raw, 86400, 'the store records the retention now served (store compact checks it)');
 });
 
 t.test('a mail CA file that is not a readable certificate stops a start and fails a reload, naming it', async (t) => {
