@@ -3,8 +3,9 @@
 // directory behind, and must say what to do.
 import net from 'node:net';
 import { accessSync, constants, existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { GaugewayError } from '../errors.js';
+import { storeProblem } from '../store/db.js';
 
 /** What went wrong binding host:port, in words an operator can act on. */
 export function listenProblem(err: unknown, host: string, port: number): string | null {
@@ -46,5 +47,32 @@ export function checkDataDir(dataDir: string): void {
       : cause === 'EACCES' ? `${dir} is not writable by this user; fix data_dir or the folder's owner`
         : `${dir}: ${(err as Error).message}`;
     throw new GaugewayError('E_DATA_DIR', `cannot create or write the data directory ${resolve(dataDir)}: ${why}`);
+  }
+}
+
+/**
+ * What went wrong in a start that threw something other than a GaugewayError, in words an
+ * operator can act on, or null. Only errors of listen() are about the port: an EACCES
+ * reading a file (a TLS key, a database folder of another user) said "port 0 needs
+ * privileges".
+ */
+export function startProblem(err: unknown, config: { data_dir: string; http: { host: string; port: number } }): { code: string; message: string } | null {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as NodeJS.ErrnoException;
+  if (e.syscall === 'listen' || e.syscall === 'bind') {
+    const problem = listenProblem(err, config.http.host, config.http.port);
+    return problem === null ? null : { code: 'E_LISTEN', message: problem };
+  }
+  const store = storeProblem(err, join(config.data_dir, 'db'));
+  if (store) return { code: store.code, message: store.message };
+  if (typeof e.path !== 'string') return null;
+  const what = `${e.syscall ?? 'opening'} ${e.path}`;
+  switch (e.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return { code: 'E_DATA_DIR', message: `${what}: permission denied; the data directory and everything in it must belong to the user gaugeway runs as (chown -R that user ${resolve(config.data_dir)})` };
+    case 'EROFS':
+      return { code: 'E_DATA_DIR', message: `${what}: read-only filesystem; remount it read-write or choose another data_dir` };
+    default:
+      return { code: 'E_DATA_DIR', message: `${what}: ${e.message}` };
   }
 }

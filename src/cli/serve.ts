@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { startServer } from '../server.js';
 import { parse, configOption } from './args.js';
-import { checkDataDir, checkPort, listenProblem } from './preflight.js';
+import { checkDataDir, checkPort, startProblem } from './preflight.js';
 import { restoreMarkerProblem } from './backup.js';
 import { GaugewayError } from '../errors.js';
 
@@ -62,9 +62,9 @@ export async function serve(args: string[]): Promise<number> {
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);
     // through the logger (the journal, with its priority), with what to do about it
-    const problem = err instanceof GaugewayError ? err.message : listenProblem(err, config.http.host, config.http.port);
+    const problem = err instanceof GaugewayError ? { code: err.code, message: err.message } : startProblem(err, config);
     if (problem === null) throw err;
-    log.fatal({ code: err instanceof GaugewayError ? err.code : 'E_LISTEN' }, `gaugeway could not start: ${problem}`);
+    log.fatal({ code: problem.code }, `gaugeway could not start: ${problem.message}`);
     return 1;
   }
   reload = () => { void server.reload(); };

@@ -69,8 +69,10 @@ export class Store {
       if (code === 'LEVEL_LOCKED') {
         throw new GaugewayError('E_STORE_LOCKED', `the data directory ${location} is in use by another process (is gaugeway already running?)`);
       }
+      const message = cause?.message ?? (err as Error).message;
+      if (PERMISSION.test(message)) throw permissionProblem(location, message);
       throw new GaugewayError('E_STORE_CORRUPT',
-        `cannot open the database in ${location}: ${cause?.message ?? (err as Error).message}. ` +
+        `cannot open the database in ${location}: ${message}. ` +
         `Nothing was changed. If LevelDB reports corruption, stop the service and run: gaugeway store repair --data-dir ${dirname(location)}`);
     }
     return new Store(db, location, opts.sync);
@@ -105,6 +107,31 @@ export class Store {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+const PERMISSION = /Permission denied|Operation not permitted/;
+
+function permissionProblem(location: string, message: string): GaugewayError {
+  return new GaugewayError('E_DATA_DIR',
+    `cannot open the database in ${location}: ${message}. Nothing was changed. Its files must belong to the user gaugeway runs as ` +
+    `(chown -R that user ${dirname(location)}); store repair does not help here`);
+}
+
+/**
+ * What to tell an operator about an error LevelDB raised after the database opened, while
+ * the service read what it holds at start (accounts, series, the chunk catalog, the WAL):
+ * a damaged table or log file is met only then. Null for an error that is not LevelDB's.
+ */
+export function storeProblem(err: unknown, location: string): GaugewayError | null {
+  const chain: { code?: unknown; message?: unknown }[] = [];
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e && typeof e === 'object' && chain.length < 5; e = e.cause as typeof e) chain.push(e);
+  const level = chain.find((e) => e.code === 'LEVEL_CORRUPTION' || e.code === 'LEVEL_IO_ERROR' || /^(Corruption|IO error): /.test(String(e.message)));
+  if (!level) return null;
+  const message = String(level.message);
+  if (PERMISSION.test(message)) return permissionProblem(location, message);
+  return new GaugewayError('E_STORE_CORRUPT',
+    `the database in ${location} is damaged: reading it at start failed with "${message}". ` +
+    `Stop the service, keep a copy of ${dirname(location)}, and run: gaugeway store repair --data-dir ${dirname(location)}`);
 }
 
 /**
