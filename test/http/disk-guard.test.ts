@@ -12,9 +12,13 @@ t.test('below the free-disk floor writes get 507 and reads keep working', async 
   t.match(refused.body, { errors: { system: [/free disk space/] } });
   t.equal((await s.get('/v1/metrics/before.full')).status, 200);
   t.equal((await s.get('/v1/metrics/after.full')).status, 404);
+  const notReady = await s.get('/ready', { auth: null });
+  t.equal(notReady.status, 503, 'not ready while writes are refused: a balancer sends writers elsewhere');
+  t.match(notReady.body, { errors: { system: [/free disk space/] } });
   s.server.rt.disk.setFloor(0);
   await s.server.rt.disk.check();
   t.equal((await s.request('PUT', '/v1/metrics/after.full', { json: {} })).status, 201);
+  t.equal((await s.get('/ready', { auth: null })).status, 200, 'and ready again once they are accepted');
 });
 
 t.test('after a failed LevelDB write, writes get 503 until the store is reopened, without a restart', async (t) => {

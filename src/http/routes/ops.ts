@@ -18,9 +18,11 @@ export function opsRoutes(deps: OpsDeps): Router<RequestState> {
   r.get('/health', health);
   r.get('/-/healthy', health);
   const ready = (ctx: { status: number; body: unknown }) => {
-    const writable = deps.ready && !deps.commit.failed;
+    // every reason writes are refused (a failed write, free disk below the floor), as a write would be told
+    const refusal = deps.ready ? deps.commit.refusal() : null;
+    const writable = deps.ready && refusal === null;
     ctx.status = writable ? 200 : 503;
-    ctx.body = writable ? { status: 'ready' } : { errors: { system: [deps.ready ? 'storage is refusing writes' : 'shutting down'] } };
+    ctx.body = writable ? { status: 'ready' } : { errors: { system: deps.ready ? refusal!.body.system ?? ['storage is refusing writes'] : ['shutting down'] } };
   };
   r.get('/ready', ready);
   r.get('/-/ready', ready);
