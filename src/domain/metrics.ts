@@ -85,6 +85,13 @@ export class MetricCatalog {
   private readonly compositeSaves = new AccountLock();
   /** PUTs of one account one at a time: of two creating one name, one creates it (201), the other updates it (204) */
   private readonly puts = new AccountLock();
+  /**
+   * Deletes under way, by account and name, settled once written: a lookup of such a name
+   * waits for it. A measurement posted meanwhile found the old record, so it created no
+   * new one, while its points went to fresh series: stored and acknowledged, yet the
+   * metric answered 404 once the delete landed.
+   */
+  private readonly deleting = new Map<string, Promise<void>>();
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -108,7 +115,10 @@ export class MetricCatalog {
   }
 
   async get(accountId: number, name: string): Promise<MetricRecord | undefined> {
-    return (await this.byName(accountId)).get(metricKey(name));
+    const key = metricKey(name);
+    const pending = this.deleting.get(`${accountId}\0${key}`);
+    if (pending) await pending;
+    return (await this.byName(accountId)).get(key);
   }
 
   async list(accountId: number): Promise<MetricRecord[]> {
@@ -209,10 +219,18 @@ export class MetricCatalog {
     let deleted = 0;
     for (let i = 0; i < names.length; i += chunk) {
       const batch = names.slice(i, i + chunk).map(metricKey).filter((n) => metrics.has(n));
-      const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
-      for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));
-      await this.commit.write(ops);
-      for (const n of batch) metrics.delete(n);
+      let settle = () => {};
+      const settled = new Promise<void>((resolve) => { settle = resolve; });
+      for (const n of batch) this.deleting.set(`${accountId}\0${n}`, settled);
+      try {
+        const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
+        for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));
+        await this.commit.write(ops);
+        for (const n of batch) metrics.delete(n);
+      } finally {
+        for (const n of batch) this.deleting.delete(`${accountId}\0${n}`);
+        settle();
+      }
       deleted += batch.length;
       progress(((i + chunk) / names.length) * 100);
     }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { hourBase, post, query } from '../helpers/measurements.js';
+import { poll } from '../helpers/poll.js';
 
 t.test('deleting a metric removes its series, points and rollups; a new measurement starts afresh', async (t) => {
   const s = await startTestServer(t, 'storage:\n  checkpoint:\n    interval_seconds: 3600', { keepData: true });
@@ -33,4 +34,25 @@ t.test('deleting a metric removes its series, points and rollups; a new measurem
   const again = await startTestServer(t, '', { dataDir });
   const reread = await query(again, 'gone', w);
   t.same(reread.body.series, [{ tags: { host: 'new' }, measurements: [{ time: base + 600, value: 99 }] }]);
+});
+
+t.test('a measurement posted while its metric is being deleted waits for the delete and starts the metric afresh', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  const w = `resolution=60&start_time=${base - 3600}&end_time=${base + 3600}`;
+  t.equal((await post(s, { measurements: [{ name: 'racing', value: 1, time: base - 600, tags: { host: 'old' } }] })).status, 200);
+  // the purge held open until the second post has been sent
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => { open = resolve; });
+  let purging = false;
+  s.server.rt.catalog.purgeHooks.push(async () => { purging = true; await gate; return []; });
+  const deleting = s.request('DELETE', '/v1/metrics/racing');
+  await poll(async () => (purging ? true : undefined));
+  const posting = post(s, { measurements: [{ name: 'racing', value: 2, time: base, tags: { host: 'new' } }] });
+  open();
+  t.equal((await deleting).status, 204);
+  t.equal((await posting).status, 200);
+  const read = await query(s, 'racing', w);
+  t.equal(read.status, 200, 'the acknowledged measurement\'s metric exists');
+  t.same(read.body.series, [{ tags: { host: 'new' }, measurements: [{ time: base, value: 2 }] }], 'holding that measurement only');
 });
