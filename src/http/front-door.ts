@@ -15,6 +15,11 @@ const TLS_HANDSHAKE = 0x16;
  * the answer and end its own before the connection is destroyed.
  */
 const HALF_CLOSED_MS = 2000;
+/**
+ * How long an answer may wait, wholly unread, in a connection's buffer before the
+ * connection is destroyed (any progress restarts the wait).
+ */
+const STALLED_WRITE_MS = 30_000;
 
 export interface FrontDoor {
   server: net.Server;
@@ -30,6 +35,8 @@ export interface FrontDoorOptions {
   maxConnections: number;
   /** called with +1 when a request starts and -1 when its response is done */
   onInFlight?: (delta: 1 | -1) => void;
+  /** STALLED_WRITE_MS by default (tests take less) */
+  stalledWriteMs?: number;
 }
 
 export function createFrontDoor(secure: https.Server, plain: http.Server, opts: FrontDoorOptions): FrontDoor {
@@ -71,10 +78,20 @@ export function createFrontDoor(secure: https.Server, plain: http.Server, opts: 
     // http.Server starts tracking connections (and so enforcing headersTimeout and
     // requestTimeout, and supporting closeIdleConnections) on 'listening'.
     server.emit('listening');
-    server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    // before the app's own listener: an answer it ends at once must find these in place
+    server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
       open.add(res);
       opts.onInFlight?.(1);
       if (draining) closeAfter(res);
+      // An answer the client never reads stays in the socket's buffer, and the connection
+      // with it, counted against max_connections: a few hundred clients that ask for a
+      // large answer and stop reading let nobody in. Once the answer is all handed over,
+      // a socket timeout ends a connection that makes no progress at all (Node's handler
+      // destroys it); a finished answer gives the socket back to the keep-alive timeout.
+      res.once('prefinish', () => {
+        const socket = res.socket;
+        if (socket && socket.writableLength > 0) socket.setTimeout(opts.stalledWriteMs ?? STALLED_WRITE_MS);
+      });
       res.once('close', () => {
         open.delete(res);
         opts.onInFlight?.(-1);
