@@ -36,7 +36,14 @@ t.test('a stream with grouped tags groups by them; without, it folds or breaks o
 });
 
 t.test('a composite stream is a compose query', async (t) => {
-  t.same(streamQuery({ composite: 'sum(s("a", "*"))' }, HOUR), { path: 'v1/measurements', params: { compose: 'sum(s("a", "*"))', start_time: 1000, end_time: 4600, resolution: 1, tags_search: undefined } });
+  t.same(streamQuery({ composite: 'sum(s("a", "*"))' }, HOUR), { path: 'v1/measurements', params: { compose: 'sum(s("a", "*"))', start_time: 1000, end_time: 4600, resolution: 60, tags_search: undefined } });
+  // hosts reporting at different seconds share no one-second bucket: a sum of raw points
+  // jumped from one host's value to another's, as group_by did
+  t.same(['mean(s("a", "*"))', 'divide([s("a", "x"), s("b", "x")])', 'group_by("region", s("a", "*"))', 'max (s("a", "*"))'].map((c) => streamQuery({ composite: c }, HOUR).params.resolution),
+    [60, 60, 60, 60], 'a composite that combines series asks for minutes at least');
+  t.same(['s("a", "*")', 'derive(s("summary.count", "*"))', 'scale(s("a", "*"), {factor: "2"})'].map((c) => streamQuery({ composite: c }, HOUR).params.resolution),
+    [1, 1, 1], 'one that draws each series keeps raw points');
+  t.equal(streamQuery({ composite: 'sum(s("a", "*"))' }, { ...HOUR, resolution: 900 }).params.resolution, 900);
   t.equal(streamQuery({ composite: 'sum(s("a", "%"))' }, HOUR, { region: 'eu', host: 'web*' }).params.tags_search, 'region="eu" and host="web*"', 'the space filter fills "%"');
   t.equal(streamQuery({ composite: 'sum(s("a", "%"))', tags: [{ name: 'host', dynamic: true }] }, HOUR, { region: 'eu', host: 'web-1' }).params.tags_search, 'host="web-1"', 'or, if the stream names dynamic tags, those of them');
   t.throws(() => streamQuery({}, HOUR));
@@ -50,7 +57,8 @@ t.test('a stream tag without values matches every value', async (t) => {
 
 t.test('a persisted composite metric is asked for without tags, grouping or summary', async (t) => {
   const stream = { metric: 'cpu.total', type: 'composite', summary_function: 'max' as const, group_function: 'sum' as const, tags: [{ name: 'region', values: ['*'], dynamic: true }, { name: 'host', values: ['web-1'] }] };
-  t.same(streamQuery(stream, HOUR), { path: 'v1/measurements/cpu.total', params: { start_time: 1000, end_time: 4600, resolution: 1, tags_search: undefined } });
+  t.same(streamQuery(stream, HOUR), { path: 'v1/measurements/cpu.total', params: { start_time: 1000, end_time: 4600, resolution: 60, tags_search: undefined } },
+    'its definition (not in the chart) is taken to combine series: minutes at least');
   t.equal(streamQuery(stream, HOUR, { region: 'eu-west', host: 'x' }).params.tags_search, 'region="eu-west"', 'the space filter reaches its dynamic tags');
 });
 

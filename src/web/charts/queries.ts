@@ -49,6 +49,9 @@ function composeSearch(stream: Stream, filter: SpaceFilter): string | undefined 
 /** The finest resolution a line combining several series asks for (seconds). */
 const GROUP_RESOLUTION = 60;
 
+/** The composite functions that combine several series into one, bucket by bucket (docs/composite.md). */
+const COMBINES = /\b(?:sum|mean|min|max|multiply|divide|subtract|group_by)\s*\(/;
+
 /**
  * The query for one stream over an interval. Grouping follows the stream: `grouped`
  * tags are the group_by; without any, `average`/`sum`/`min`/`max` fold every matching
@@ -56,9 +59,14 @@ const GROUP_RESOLUTION = 60;
  */
 export function streamQuery(stream: Stream, interval: Interval, filter: SpaceFilter = {}): StreamQuery {
   const time = { start_time: interval.start, end_time: interval.end, resolution: interval.resolution };
-  if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...time, tags_search: composeSearch(stream, filter) } };
+  // a composite combines series bucket by bucket as group_by does (below): at raw
+  // resolution `sum(s("cpu", "*"))` of hosts reporting at different seconds jumped from one
+  // host's value to another's. A persisted composite's definition is not in the chart, so
+  // it is taken to combine.
+  const combined = { ...time, resolution: Math.max(interval.resolution, GROUP_RESOLUTION) };
+  if (stream.composite) return { path: 'v1/measurements', params: { compose: stream.composite, ...(COMBINES.test(stream.composite) ? combined : time), tags_search: composeSearch(stream, filter) } };
   if (!stream.metric) throw new Error('a stream needs a metric or a composite');
-  if (stream.type === 'composite') return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params: { ...time, tags_search: compositeSearch(stream, filter) } };
+  if (stream.type === 'composite') return { path: `v1/measurements/${encodeURIComponent(stream.metric)}`, params: { ...combined, tags_search: compositeSearch(stream, filter) } };
   const params: Params = { ...time, summary_function: SUMMARY[stream.summary_function ?? 'average'] };
   const tags = effectiveTags(stream, filter);
   for (const tag of tags) {
