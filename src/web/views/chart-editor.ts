@@ -18,8 +18,9 @@ function select<T extends string>(label: string, options: readonly T[], value: T
 }
 
 function input(label: string, value: string | number | null | undefined, attrs: Record<string, string | number | boolean> = {}): [HTMLLabelElement, HTMLInputElement] {
-  const id = `f${++uid}`;
-  return [h('label', { for: id }, label), h('input', { id, type: 'text', value: value ?? '', ...attrs })];
+  // an id given in attrs is the field's: the label must name that one
+  const id = typeof attrs.id === 'string' ? attrs.id : `f${++uid}`;
+  return [h('label', { for: id }, label), h('input', { type: 'text', value: value ?? '', ...attrs, id })];
 }
 
 const optionalNumber = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
