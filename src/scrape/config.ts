@@ -44,6 +44,8 @@ const job = {
     honor_timestamps: { type: 'boolean', default: true },
     sample_limit: { type: 'integer', minimum: 0, default: 0, description: '0: no limit' },
     label_limit: { type: 'integer', minimum: 0, default: 0, description: '0: no limit' },
+    label_name_length_limit: { type: 'integer', minimum: 0, default: 0, description: 'bytes; 0: no limit' },
+    label_value_length_limit: { type: 'integer', minimum: 0, default: 0, description: 'bytes; 0: no limit' },
     body_size_limit: { type: ['string', 'integer'], default: 0, description: 'a size such as 10MB; 0: no limit' },
     static_configs: {
       type: 'array',
@@ -172,6 +174,8 @@ export interface JobSection {
   honor_timestamps: boolean;
   sample_limit: number;
   label_limit: number;
+  label_name_length_limit: number;
+  label_value_length_limit: number;
   body_size_limit: string | number;
   static_configs: Array<{ targets: string[]; labels: Record<string, Scalar> }>;
   file_sd_configs: Array<{ files: string[]; refresh_interval: string }>;
@@ -211,6 +215,9 @@ export interface ScrapeJob {
   /** 0: no limit */
   sampleLimit: number;
   labelLimit: number;
+  /** bytes; 0: no limit */
+  labelNameLengthLimit: number;
+  labelValueLengthLimit: number;
   bodySizeLimit: number;
   staticConfigs: TargetGroup[];
   fileSdConfigs: Array<{ files: string[]; refreshIntervalMs: number }>;
@@ -348,6 +355,8 @@ function normalizeJob(j: JobSection, defaults: Defaults, baseDir: string, origin
     honorTimestamps: j.honor_timestamps,
     sampleLimit: j.sample_limit,
     labelLimit: j.label_limit,
+    labelNameLengthLimit: j.label_name_length_limit,
+    labelValueLengthLimit: j.label_value_length_limit,
     bodySizeLimit: bodySizeLimit ?? 0,
     staticConfigs,
     fileSdConfigs,

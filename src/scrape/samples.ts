@@ -12,7 +12,7 @@ import { withinExponentLimits } from '../ingest/float-limits.js';
 import type { TimeWindow } from '../ingest/time-window.js';
 import type { ScrapedSample } from './parse.js';
 import type { ScrapeJob } from './config.js';
-import { sampleLabels, type ScrapeTarget } from './target.js';
+import { addExternalLabels, scrapedLabels, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import { SeriesNumbering, type Numbered } from './numbering.js';
 import type { TimeSlice } from '../tsdb/slice.js';
@@ -36,8 +36,10 @@ export class ScrapeLimitError extends Error {
 export interface CachedSeries extends Numbered {
   /** dropped by metric_relabel_configs */
   dropped: boolean;
-  /** labels after relabelling, `__name__` included (label_limit counts them) */
+  /** labels after relabelling, `__name__` included and external labels not (label_limit counts them) */
   labelCount: number;
+  /** how the series breaks label_name_length_limit or label_value_length_limit, or null */
+  tooLong: string | null;
   /** why every sample of it is refused, or null */
   refusal: 'metric_name' | 'too_many_tags' | 'duplicate' | null;
   /** its metric and tags as one string (reservedKey), '' when dropped or refused by name or tags */
@@ -154,7 +156,8 @@ export interface ConvertLimits extends TimeWindow {
   tagsPerMeasurement: number;
 }
 
-type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>;
+type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelabelConfigs' | 'externalLabels' | 'sampleLimit' | 'labelLimit'>
+  & Partial<Pick<ScrapeJob, 'labelNameLengthLimit' | 'labelValueLengthLimit'>>;
 
 /** A series' identity in SeriesCache.reserved. */
 export function reservedKey(metric: string, tags: TagPairs): string {
@@ -162,10 +165,13 @@ export function reservedKey(metric: string, tags: TagPairs): string {
 }
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
-  const labels = sampleLabels(s.name, s.labels, target, job);
+  const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
+  const labels = scrapedLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
+  // Prometheus checks its label limits on the series it stores, which has no external labels
   e.labelCount = labels.size;
+  e.tooLong = tooLong(labels, job);
+  addExternalLabels(labels, job);
   const name = labels.get('__name__') ?? '';
   if (!METRIC_NAME.test(name)) { e.refusal = 'metric_name'; return e; }
   // frozen: the engine then keeps these pairs for a new series instead of a copy;
@@ -176,6 +182,24 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   e.metric = canonicalMetricName(e.spelling);
   if (!e.refusal) e.key = reservedKey(e.metric, e.tags);
   return e;
+}
+
+/**
+ * Prometheus's label_name_length_limit and label_value_length_limit (0: none), in bytes
+ * of UTF-8 as Go counts a string, on every label of the series, `__name__` included.
+ */
+function tooLong(labels: ReadonlyMap<string, string>, job: JobRules): string | null {
+  const nameLimit = job.labelNameLengthLimit ?? 0;
+  const valueLimit = job.labelValueLengthLimit ?? 0;
+  if (nameLimit === 0 && valueLimit === 0) return null;
+  const metric = (labels.get('__name__') ?? '').slice(0, 50);
+  for (const [name, value] of labels) {
+    const nameBytes = Buffer.byteLength(name);
+    if (nameLimit > 0 && nameBytes > nameLimit) return `label_name_length_limit exceeded (metric ${metric}, label name ${name.slice(0, 50)}: ${nameBytes} bytes, limit ${nameLimit})`;
+    const valueBytes = Buffer.byteLength(value);
+    if (valueLimit > 0 && valueBytes > valueLimit) return `label_value_length_limit exceeded (metric ${metric}, label ${name.slice(0, 50)}: ${valueBytes} bytes, limit ${valueLimit})`;
+  }
+  return null;
 }
 
 /**
@@ -250,6 +274,7 @@ function convertInto(
     if (job.sampleLimit > 0 && out.postRelabel > job.sampleLimit) throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);
     // __name__ counts as a label, as in Prometheus
     if (job.labelLimit > 0 && e.labelCount > job.labelLimit) throw new ScrapeLimitError(`label_limit exceeded (${e.labelCount} labels on ${s.name}, limit ${job.labelLimit})`);
+    if (e.tooLong !== null) throw new ScrapeLimitError(e.tooLong);
     if (!s.finite) { refuse('not_finite'); continue; }
     // the push API's rule: a magnitude of 1e127 or more is refused, below 1e-130 is 0
     const value = withinExponentLimits(s.value);

@@ -132,6 +132,17 @@ export function delayToNextScrape(target: Pick<ScrapeTarget, 'intervalMs' | 'off
  * sample) and the external labels the sample lacks.
  */
 export function sampleLabels(name: string, exposed: readonly string[], target: Pick<ScrapeTarget, 'labels'>, job: Pick<ScrapeJob, 'honorLabels' | 'metricRelabelConfigs' | 'externalLabels'>): LabelSet | null {
+  const labels = scrapedLabels(name, exposed, target, job);
+  if (labels) addExternalLabels(labels, job);
+  return labels;
+}
+
+/**
+ * The same before the external labels: the label set Prometheus stores in its own
+ * database, which its label limits (label_limit, label_name_length_limit,
+ * label_value_length_limit) are checked on. External labels are not part of it there.
+ */
+export function scrapedLabels(name: string, exposed: readonly string[], target: Pick<ScrapeTarget, 'labels'>, job: Pick<ScrapeJob, 'honorLabels' | 'metricRelabelConfigs'>): LabelSet | null {
   const labels: LabelSet = new Map([['__name__', name]]);
   for (let i = 0; i < exposed.length; i += 2) if (exposed[i + 1] !== '') labels.set(exposed[i]!, exposed[i + 1]!);
   if (job.honorLabels) {
@@ -153,8 +164,12 @@ export function sampleLabels(name: string, exposed: readonly string[], target: P
     }
   }
   if (job.metricRelabelConfigs.length > 0 && !relabel(labels, job.metricRelabelConfigs)) return null;
-  for (const [n, v] of job.externalLabels) if (!labels.has(n)) labels.set(n, v);
   return labels;
+}
+
+/** Adds the external labels `labels` lacks. */
+export function addExternalLabels(labels: LabelSet, job: Pick<ScrapeJob, 'externalLabels'>): void {
+  for (const [n, v] of job.externalLabels) if (!labels.has(n)) labels.set(n, v);
 }
 
 function sorted(labels: LabelSet): Array<[string, string]> {
