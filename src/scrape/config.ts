@@ -316,6 +316,13 @@ function normalizeJob(j: JobSection, defaults: Defaults, baseDir: string, origin
   if (bodySizeLimit === null) r(['body_size_limit'], SIZE_MESSAGE);
   const path = (p: string | undefined) => (p === undefined ? null : isAbsolute(p) ? p : resolve(baseDir, p));
 
+  // Prometheus's check for a URL written as a target: without relabel_configs nothing can
+  // move it into a parameter (the blackbox exporter's way), so it could never be scraped
+  if (j.relabel_configs.length === 0) {
+    j.static_configs.forEach((g, i) => g.targets.forEach((address, k) => {
+      if (address.includes('/')) r(['static_configs', i, 'targets', k], `"${address}" is not a valid host:port (a URL needs relabel_configs that move it into a parameter, as for the blackbox exporter)`);
+    }));
+  }
   const staticConfigs = j.static_configs.map((g, i): TargetGroup => ({
     targets: g.targets,
     labels: labelPairs(g.labels, ['static_configs', i, 'labels'], r),
