@@ -10,6 +10,7 @@ if (h) {
   const measurements = [];
   for (let at = now - 3540; at <= now - 60; at += 60) measurements.push({ name: 'cpu', time: at, value: 5, tags: { host: 'a' } });
   await h.call('POST', '/v1/measurements', { measurements });
+  const deploy = (await h.call('POST', '/v1/annotations/deploys', { title: 'deploy v7', description: 'a long text to read', start_time: now - 1800 })).id as number;
   const spaceId = (await h.call('POST', '/v1/spaces', { name: 'Review' })).id as number;
   const chartPath = `/v1/spaces/${spaceId}/charts`;
   const lineChart = (await h.call('POST', chartPath, { name: 'cpu', type: 'line', streams: [{ metric: 'cpu' }] })).id as number;
@@ -21,6 +22,39 @@ if (h) {
     await opened.page.locator('#chart-name').waitFor(WAIT);
     return opened;
   };
+
+  const openSpace = async () => {
+    const opened = await h.open();
+    await h.signIn(opened.page);
+    await opened.page.goto(`${h.base}#/spaces/${spaceId}?refresh=0`);
+    await h.spaceReady(opened.page);
+    return opened;
+  };
+
+  t.test('an annotation\'s box stays open across a refresh, and closing it gives its marker the focus back', async (t) => {
+    const { context, page, problems } = await openSpace();
+    const card = page.locator(`[data-chart-id="${lineChart}"]`);
+    await card.locator('.marker').focus();
+    await page.keyboard.press('Enter');
+    await card.locator('.marker-popover').getByText('a long text to read').waitFor(WAIT);
+    /** Every chart drawn anew, as auto-refresh does, the focus staying where it is. */
+    const redraw = async () => {
+      const before = await h.roundsOf(page);
+      await page.locator('#space-filter').evaluate((el) => el.dispatchEvent(new Event('change')));
+      await h.spaceReady(page, before + 1);
+    };
+    const focusedEvent = () => page.evaluate(() => document.activeElement?.getAttribute('data-event-id'));
+    await redraw();
+    t.equal(await card.locator('.marker-popover').isVisible(), true, 'the box being read is still open after the refresh');
+    await card.locator('.popover-close').focus();
+    await page.keyboard.press('Escape');
+    t.equal(await card.locator('.marker-popover').isHidden(), true, 'Escape closes it');
+    t.equal(await focusedEvent(), String(deploy), 'the focus is back on the event\'s marker');
+    await redraw();
+    t.equal(await focusedEvent(), String(deploy), 'and stays on it when the chart is drawn anew');
+    t.same(problems, []);
+    await context.close();
+  });
 
   t.test('every field of the chart editor is named by its label', async (t) => {
     const { context, page, problems } = await openEditor(lineChart);

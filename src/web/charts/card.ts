@@ -52,7 +52,7 @@ export class ChartCard {
     this.body.style.height = `${PLOT_HEIGHT}px`;
     this.resize = new ResizeObserver(() => this.plot?.setSize(this.width(), PLOT_HEIGHT));
     this.resize.observe(this.body);
-    this.element.addEventListener('keydown', (e) => { if (e.key === 'Escape') this.popover.hidden = true; });
+    this.element.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !this.popover.hidden) this.closeMarker(); });
   }
 
   private width(): number {
@@ -71,10 +71,16 @@ export class ChartCard {
    */
   show(data: ChartData, markers: readonly Marker[], span: { start: number; end: number }): void {
     const { lines, problems } = data;
+    // a marker with the focus is drawn anew: the focus goes to the new one (a keyboard
+    // user's place was lost to body at every auto-refresh)
+    const focused = document.activeElement;
+    this.refocus = focused instanceof HTMLElement && focused.classList.contains('marker') && this.body.contains(focused) ? focused.dataset.eventId ?? null : null;
     this.problems = problems;
     this.lines = lines;
     this.dropPlot();
-    this.popover.hidden = true;
+    // an event's box stays open across a refresh (auto-refresh would close it while it is
+    // read) unless its event is no longer marked
+    if (this.chart.type === 'bignumber' || !markers.some((m) => m.event.id === this.openEvent)) this.hideMarker();
     if (this.chart.type === 'bignumber') return this.showBigNumber(lines);
     if (!lines.some((l) => l.points.length)) {
       replace(this.body, h('p', { class: 'chart-empty' }, 'No data in this interval'));
@@ -121,31 +127,63 @@ export class ChartCard {
     return this.problems.length ? h('ul', { class: 'chart-problems', role: 'alert' }, this.problems.map((p) => h('li', {}, p))) : null;
   }
 
+  /** Places a button per event in view; a redraw moves those already there (one may have the focus). */
   private placeMarkers(u: uPlot, markers: readonly Marker[]): void {
-    for (const old of this.body.querySelectorAll('.marker')) old.remove();
+    const placed = new Map([...this.body.querySelectorAll<HTMLElement>('.marker')].map((b) => [b.dataset.eventId, b]));
     for (const m of markers) {
       const x = u.valToPos(m.event.start_time, 'x');
       if (!(x >= 0 && x <= u.bbox.width / devicePixelRatio)) continue;
-      const button = h('button', { type: 'button', class: 'marker', title: m.event.title, 'aria-label': `annotation: ${m.event.title}`, onclick: () => this.openMarker(m) }, '▼');
+      let button = placed.get(String(m.event.id));
+      placed.delete(String(m.event.id));
+      if (!button) {
+        button = h('button', { type: 'button', class: 'marker', title: m.event.title, 'aria-label': `annotation: ${m.event.title}`, 'data-event-id': m.event.id, onclick: () => this.openMarker(m) }, '▼');
+        this.body.appendChild(button);
+      }
       button.style.left = `${u.over.offsetLeft + x}px`;
-      this.body.appendChild(button);
+    }
+    for (const gone of placed.values()) gone.remove();
+    if (this.refocus !== null) {
+      this.body.querySelector<HTMLElement>(`.marker[data-event-id="${this.refocus}"]`)?.focus();
+      this.refocus = null;
     }
   }
 
+  /** The event whose box is open: closing the box gives its marker the focus back. */
+  private openEvent: number | null = null;
+  /** the event whose marker had the focus before a redraw, to have it again after */
+  private refocus: string | null = null;
+
   private openMarker(m: Marker): void {
+    this.openEvent = m.event.id;
     const e = m.event;
     const links = (e.links ?? []).flatMap((l) => {
       const href = safeHref(l.href);
       return href ? [h('li', {}, h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, l.label || l.rel))] : [];
     });
     replace(this.popover,
-      h('button', { type: 'button', class: 'popover-close', 'aria-label': 'close', onclick: () => { this.popover.hidden = true; } }, '×'),
+      h('button', { type: 'button', class: 'popover-close', 'aria-label': 'close', onclick: () => this.closeMarker() }, '×'),
       h('strong', { class: 'marker-title' }, e.title),
       h('p', { class: 'muted' }, `${m.stream} · ${formatTime(e.start_time)}${e.end_time ? ` – ${formatTime(e.end_time)}` : ''}`),
       e.description ? h('p', {}, e.description) : null,
       links.length ? h('ul', { class: 'marker-links' }, links) : null);
     this.popover.hidden = false;
     this.popover.querySelector('button')?.focus();
+  }
+
+  private hideMarker(): void {
+    this.popover.hidden = true;
+    this.openEvent = null;
+  }
+
+  /**
+   * Closes the event's box; the focus, which was in it, goes back to the event's marker
+   * (it stayed on the hidden close button, lost to keyboard users). Markers are drawn
+   * anew at each draw: the one of that event now.
+   */
+  private closeMarker(): void {
+    const id = this.openEvent;
+    this.hideMarker();
+    if (id !== null) this.body.querySelector<HTMLElement>(`.marker[data-event-id="${id}"]`)?.focus();
   }
 
   private dropPlot(): void {
