@@ -2,7 +2,15 @@
 // Expansion runs on parsed YAML scalars, not on the file's text: comments (which
 // document these very forms) are never expanded, a value cannot inject YAML structure,
 // and every node keeps its line for error messages.
-import { visit, parse as parseYaml, type Document, type LineCounter } from 'yaml';
+import { isScalar, visit, parse as parseYaml, type Document, type LineCounter } from 'yaml';
+
+/**
+ * Keys whose values are Prometheus relabel rules, written as in a prometheus.yml:
+ * `${1}`, `${name}` and `$$` there are the regex's references and Go's literal dollar,
+ * so nothing under them is expanded (a pasted rule with `${name}` was refused as an
+ * unset variable, or took an environment variable's value).
+ */
+const NOT_EXPANDED = new Set(['relabel_configs', 'metric_relabel_configs']);
 
 const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g;
 
@@ -34,6 +42,10 @@ export function expandString(text: string, env: NodeJS.ProcessEnv, fail: (messag
 export function expandDocument(doc: Document, lc: LineCounter, env: NodeJS.ProcessEnv, fail: (f: ExpansionFailure) => void): Set<string> {
   const seen = new Set<string>();
   visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && NOT_EXPANDED.has(String(pair.key.value))) return visit.SKIP;
+      return undefined;
+    },
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return;
       const line = lc.linePos(node.range?.[0] ?? 0).line;

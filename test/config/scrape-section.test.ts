@@ -76,3 +76,25 @@ t.test('config/example.yaml: its example job, uncommented, is a valid job', asyn
   t.equal(c.scrapeJobs[0]!.relabelConfigs.length, 1);
   t.equal(c.scrapeJobs[0]!.metricRelabelConfigs.length, 1);
 });
+
+t.test('relabel rules are read as written: ${name} and $$ are theirs, not environment variables', async (t) => {
+  const { relabel } = await import('../../src/scrape/relabel.js');
+  const text = [
+    'data_dir: ${DATA:-/tmp/x}',
+    'scrape:',
+    '  scrape_configs:',
+    '    - job_name: app',
+    '      static_configs: [{targets: ["127.0.0.1:8080"], labels: {host: web1}}]',
+    '      relabel_configs:',
+    '        - source_labels: [host]',
+    '          regex: "(?P<host>.+)"',
+    '          target_label: node',
+    '          replacement: "${host}-$$"',
+  ].join('\n');
+  // HOST is set, host is not: neither may be read from the environment
+  const c = parseConfig(text, FILE, { HOST: 'from-env', DATA: '/tmp/data' });
+  t.equal(c.data_dir, '/tmp/data', 'other values are still expanded');
+  const labels = new Map([['host', 'web1']]);
+  t.ok(relabel(labels, c.scrapeJobs[0]!.relabelConfigs));
+  t.equal(labels.get('node'), 'web1-$', 'the named group, then Go\'s literal dollar');
+});
