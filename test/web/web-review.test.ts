@@ -56,6 +56,30 @@ if (h) {
     await context.close();
   });
 
+  t.test('a chart that cannot be deleted says so in its own box, in sight', async (t) => {
+    const long = (await h.call('POST', '/v1/spaces', { name: 'Long' })).id as number;
+    for (let i = 0; i < 12; i++) await h.call('POST', `/v1/spaces/${long}/charts`, { name: `c${i}`, type: 'line', streams: [{ metric: 'cpu' }] });
+    const viewer = await h.s.newAccount(h.s.admin.user, 'viewer');
+    const { context, page, problems } = await h.open();
+    await page.goto(h.base);
+    await page.fill('#signin-email', viewer.user);
+    await page.fill('#signin-token', viewer.password);
+    await page.press('#signin-token', 'Enter');
+    await page.locator('.top-nav button', { hasText: 'Sign out' }).waitFor(WAIT);
+    await page.goto(`${h.base}#/spaces/${long}?refresh=0`);
+    await h.spaceReady(page);
+    const last = page.locator('.chart-card').last();
+    await last.locator('button', { hasText: 'Delete' }).click();
+    const said = page.locator('.notice-error');
+    await said.waitFor(WAIT);
+    t.equal(await last.locator('.notice-error').count(), 1, 'in the chart\'s box');
+    t.match(await said.textContent(), /^Not deleted: .*not permitted/, 'the API\'s refusal, readably');
+    t.ok(await said.evaluate((el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }), 'where the person is looking');
+    t.equal(await page.locator('.chart-card').count(), 12, 'the chart stays');
+    t.same(problems, []);
+    await context.close();
+  });
+
   t.test('every field of the chart editor is named by its label', async (t) => {
     const { context, page, problems } = await openEditor(lineChart);
     t.same(await page.locator('form.chart-form label', { hasText: /^Name$/ }).evaluate((l: HTMLLabelElement) => l.control?.id ?? null), 'chart-name', 'the label "Name" names the chart\'s name field');

@@ -2,7 +2,7 @@
 // a legend whose values are the last point of each line (or the hovered one), and
 // annotation markers that open their title, time, description and links.
 import type uPlot from 'uplot';
-import { h, replace, safeHref, formatTime } from '../dom.js';
+import { h, notice, replace, safeHref, formatTime } from '../dom.js';
 import { drawPlot, type Plot, type PlotTheme } from './plot.js';
 import { formatValue, PALETTE, thresholdColour } from './format.js';
 import { lastValue, valueAt, type Line } from './queries.js';
@@ -36,6 +36,8 @@ export class ChartCard {
   private readonly body: HTMLElement;
   private readonly legend: HTMLElement;
   private readonly popover: HTMLElement;
+  /** what an action on the chart (deleting it) came to, beside the chart rather than at the top of a long page */
+  private readonly message: HTMLElement;
   private plot: Plot | null = null;
   private lines: readonly Line[] = [];
   /** what the chart could not draw (a stream the API refused, one cut short), shown above the legend */
@@ -46,9 +48,10 @@ export class ChartCard {
     this.body = h('div', { class: 'chart-body', 'data-chart-body': '' });
     this.legend = h('div', { class: 'chart-legend', 'aria-live': 'off' });
     this.popover = h('div', { class: 'marker-popover', hidden: true, role: 'dialog', 'aria-label': 'annotation' });
+    this.message = h('div', { class: 'chart-message', 'aria-live': 'polite' });
     this.element = h('section', { class: `chart-card chart-${chart.type}`, 'data-chart-id': chart.id, 'aria-label': chart.name || 'chart' },
       h('header', { class: 'chart-head' }, h('h3', {}, chart.name || 'Untitled chart'), h('div', { class: 'chart-actions' }, actions)),
-      this.body, this.legend, this.popover);
+      this.message, this.body, this.legend, this.popover);
     this.body.style.height = `${PLOT_HEIGHT}px`;
     this.resize = new ResizeObserver(() => this.plot?.setSize(this.width(), PLOT_HEIGHT));
     this.resize.observe(this.body);
@@ -57,6 +60,11 @@ export class ChartCard {
 
   private width(): number {
     return Math.max(this.body.clientWidth, 200);
+  }
+
+  /** Says why an action on the chart failed, in the chart's own box. */
+  say(text: string): void {
+    replace(this.message, notice('error', text));
   }
 
   showError(message: string): void {

@@ -56,7 +56,8 @@ export const spaceView: View = async (ctx) => {
       cards.splice(cards.indexOf(card), 1);
       if (!cards.length) grid.replaceWith(noCharts());
     } catch (err) {
-      replace(status, notice('error', err instanceof Error ? err.message : String(err)));
+      // in the chart's box: on a long space the status line is out of sight
+      card.say(`Not deleted: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
   for (const chart of charts) {
