@@ -42,6 +42,7 @@ const job = {
     params: { type: 'object', additionalProperties: { type: 'array', items: scalar }, default: {} },
     honor_labels: { type: 'boolean', default: false },
     honor_timestamps: { type: 'boolean', default: true },
+    follow_redirects: { type: 'boolean', default: true },
     sample_limit: { type: 'integer', minimum: 0, default: 0, description: '0: no limit' },
     label_limit: { type: 'integer', minimum: 0, default: 0, description: '0: no limit' },
     label_name_length_limit: { type: 'integer', minimum: 0, default: 0, description: 'bytes; 0: no limit' },
@@ -172,6 +173,7 @@ export interface JobSection {
   params: Record<string, Scalar[]>;
   honor_labels: boolean;
   honor_timestamps: boolean;
+  follow_redirects: boolean;
   sample_limit: number;
   label_limit: number;
   label_name_length_limit: number;
@@ -212,6 +214,8 @@ export interface ScrapeJob {
   params: ReadonlyArray<readonly [string, readonly string[]]>;
   honorLabels: boolean;
   honorTimestamps: boolean;
+  /** follow 3xx answers (up to 10, as Go's client), as Prometheus does by default */
+  followRedirects: boolean;
   /** 0: no limit */
   sampleLimit: number;
   labelLimit: number;
@@ -360,6 +364,7 @@ function normalizeJob(j: JobSection, defaults: Defaults, baseDir: string, origin
     params,
     honorLabels: j.honor_labels,
     honorTimestamps: j.honor_timestamps,
+    followRedirects: j.follow_redirects,
     sampleLimit: j.sample_limit,
     labelLimit: j.label_limit,
     labelNameLengthLimit: j.label_name_length_limit,

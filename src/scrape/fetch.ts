@@ -9,6 +9,8 @@
 // more server CPU than parsing the exposition. A request on a kept connection that the
 // target closed meanwhile fails with a reset through no fault of the target, so that one
 // case is retried once on a fresh connection (as Go's HTTP client does for Prometheus).
+// Redirects are followed as Prometheus's client follows them (follow_redirects, default
+// true): at most 10, within the one timeout, the job's credentials only to the same host.
 import http from 'node:http';
 import https from 'node:https';
 import { readFile } from 'node:fs/promises';
@@ -47,6 +49,17 @@ export interface Exposition {
 }
 
 type Auth = Pick<ScrapeJob, 'basicAuth' | 'authorization' | 'tls'>;
+type FetchJob = Auth & Pick<ScrapeJob, 'bodySizeLimit'> & Partial<Pick<ScrapeJob, 'followRedirects'>>;
+
+/** Go's http.Client stops after 10 redirects; so does Prometheus's scrape. */
+const MAX_REDIRECTS = 10;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** A 3xx answer with a Location. */
+interface Redirect {
+  status: number;
+  location: string;
+}
 
 async function secret(inline: string | null, file: string | null, what: string): Promise<string> {
   if (file === null) return inline ?? '';
@@ -99,7 +112,7 @@ export function scrapeAgent(url: string, intervalMs: number): http.Agent {
 const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
 /** GETs `url`; throws ScrapeError with a message for the targets page. */
-export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, 'bodySizeLimit'>, timeoutMs: number, agent?: http.Agent): Promise<Exposition> {
+export async function fetchExposition(url: string, job: FetchJob, timeoutMs: number, agent?: http.Agent): Promise<Exposition> {
   // A timer that destroys the request, not an AbortSignal handed to http.request: the
   // signal's listeners cost about a twentieth of the scrape workload's request thread.
   let timedOut = false;
@@ -110,16 +123,34 @@ export async function fetchExposition(url: string, job: Auth & Pick<ScrapeJob, '
   }, timeoutMs);
   timer.unref();
   try {
-    return await get(url, job, timeoutMs, agent, () => timedOut, (req) => { current = req; });
+    const origin = new URL(url);
+    let target = origin;
+    for (let hops = 0; ; hops++) {
+      // the target's kept connections and its credentials serve its own host only
+      const same = target.host === origin.host;
+      const answer = await get(target.href, job, timeoutMs, same && target.protocol === origin.protocol ? agent : undefined, same, () => timedOut, (req) => { current = req; });
+      if (!('status' in answer)) return answer;
+      const status = `server returned HTTP status ${answer.status}`;
+      if (job.followRedirects === false) throw new ScrapeError(`${status} (follow_redirects is false)`);
+      if (hops === MAX_REDIRECTS) throw new ScrapeError(`${status}: stopped after ${MAX_REDIRECTS} redirects`);
+      let next: URL;
+      try {
+        next = new URL(answer.location, target);
+      } catch {
+        throw new ScrapeError(`${status} to a bad Location ${JSON.stringify(answer.location.slice(0, 100))}`);
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new ScrapeError(`${status} to ${next.protocol} (only http and https are scraped)`);
+      target = next;
+    }
   } finally {
     clearTimeout(timer);
   }
 }
 
 async function get(
-  url: string, job: Auth & Pick<ScrapeJob, 'bodySizeLimit'>, timeoutMs: number, agent: http.Agent | undefined,
+  url: string, job: FetchJob, timeoutMs: number, agent: http.Agent | undefined, withAuth: boolean,
   timedOut: () => boolean, sent: (req: http.ClientRequest) => void,
-): Promise<Exposition> {
+): Promise<Exposition | Redirect> {
   const timeout = `timeout after ${timeoutMs} ms`;
   const headers: http.OutgoingHttpHeaders = {
     accept: SCRAPE_ACCEPT,
@@ -127,17 +158,23 @@ async function get(
     'user-agent': USER_AGENT,
     'x-prometheus-scrape-timeout-seconds': (timeoutMs / 1000).toString(),
   };
-  const auth = await authorizationHeader(job);
+  const auth = withAuth ? await authorizationHeader(job) : null;
   if (auth) headers.authorization = auth;
   const isHttps = url.startsWith('https:');
   const options: https.RequestOptions = { method: 'GET', headers, ...(agent ? { agent } : {}), ...(isHttps ? await tlsOptions(job) : {}) };
-  return new Promise<Exposition>((resolve, reject) => {
+  return new Promise<Exposition | Redirect>((resolve, reject) => {
     const fail = (message: string) => reject(new ScrapeError(message));
     const send = (retry: boolean): void => {
       if (timedOut()) { fail(timeout); return; }
       let answered = false;
       const req = (isHttps ? https : http).request(url, options, (res) => {
         answered = true;
+        const location = res.headers.location;
+        if (REDIRECTS.has(res.statusCode!) && location) {
+          res.resume();
+          resolve({ status: res.statusCode!, location });
+          return;
+        }
         if (res.statusCode !== 200) {
           res.resume();
           fail(`server returned HTTP status ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd());
