@@ -80,6 +80,25 @@ if (h) {
     await context.close();
   });
 
+  t.test('the chart editor removes and reorders streams, numbering them as they stand', async (t) => {
+    const before = await h.call('POST', chartPath, { name: 'three', type: 'line', streams: [{ metric: 'cpu', name: 'a' }, { metric: 'cpu', name: 'b' }, { metric: 'cpu', name: 'c' }] });
+    const { context, page, problems } = await openEditor(before.id);
+    const legends = () => page.locator('fieldset.stream legend').allTextContents();
+    await page.getByRole('button', { name: 'remove stream 1' }).click();
+    t.same(await legends(), ['Stream 1', 'Stream 2'], 'numbered anew after a removal');
+    t.equal(await page.getByRole('button', { name: 'move stream 1 up' }).isDisabled(), true, 'the first cannot move up');
+    await page.getByRole('button', { name: 'move stream 2 up' }).focus();
+    await page.keyboard.press('Enter');
+    t.same(await page.locator('fieldset.stream').evaluateAll((sets) => sets.map((f) => ([...f.querySelectorAll('label')].find((l) => l.textContent === 'Display name')!.control as HTMLInputElement).value)), ['c', 'b'], 'c moved up');
+    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'move stream 1 down', 'the focus stays in the moved stream');
+    await page.click('text=Save chart');
+    await page.locator(`.chart-card[data-chart-id="${before.id}"]`).waitFor(WAIT);
+    const after = await h.call('GET', `${chartPath}/${before.id}`);
+    t.same(after.streams.map((x: { id: number; name: string }) => [x.id, x.name]), [[before.streams[2].id, 'c'], [before.streams[1].id, 'b']], 'saved in that order, each with its id');
+    t.same(problems, []);
+    await context.close();
+  });
+
   t.test('every field of the chart editor is named by its label', async (t) => {
     const { context, page, problems } = await openEditor(lineChart);
     t.same(await page.locator('form.chart-form label', { hasText: /^Name$/ }).evaluate((l: HTMLLabelElement) => l.control?.id ?? null), 'chart-name', 'the label "Name" names the chart\'s name field');

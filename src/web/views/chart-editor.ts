@@ -45,7 +45,9 @@ function setOrDelete<K extends keyof Stream>(stream: Stream, field: K, value: St
  * stream's id, not a new one) and so do the fields the form does not show (`min`, `max`,
  * `period`, `downsample_function`, fields of other clients), since a PUT replaces streams.
  */
-function streamFields(stream: Stream, index: number, remove: () => void): { element: HTMLElement; read(): Stream } {
+interface StreamActions { remove(): void; move(by: -1 | 1): void }
+
+function streamFields(stream: Stream, actions: StreamActions): { element: HTMLElement; number(index: number, count: number): void; read(): Stream } {
   const isComposite = !!stream.composite;
   const kindId = `f${++uid}`;
   const kind = h('select', { id: kindId }, h('option', { value: 'metric', selected: !isComposite }, 'metric'), h('option', { value: 'composite', selected: isComposite }, 'composite query'));
@@ -69,12 +71,25 @@ function streamFields(stream: Stream, index: number, remove: () => void): { elem
   const sync = () => { metricPart.hidden = kind.value !== 'metric'; compositePart.hidden = kind.value === 'metric'; };
   kind.addEventListener('change', sync);
   sync();
-  const element = h('fieldset', { class: 'stream' }, h('legend', {}, `Stream ${index + 1}`),
+  const legend = h('legend', {});
+  const up = h('button', { type: 'button', class: 'small', onclick: () => actions.move(-1) }, 'Move up');
+  const down = h('button', { type: 'button', class: 'small', onclick: () => actions.move(1) }, 'Move down');
+  const removeButton = h('button', { type: 'button', class: 'small danger', onclick: actions.remove }, 'Remove stream');
+  const element = h('fieldset', { class: 'stream' }, legend,
     h('div', { class: 'form-grid' }, h('label', { for: kindId }, 'Kind'), kind), metricPart, compositePart,
     h('div', { class: 'form-grid' }, nameLabel, name, colorLabel, color, shortLabel, unitsShort, longLabel, unitsLong, transformLabel, transform),
-    h('button', { type: 'button', class: 'small danger', onclick: remove }, 'Remove stream'));
+    h('div', { class: 'actions' }, up, down, removeButton));
   return {
     element,
+    /** Its place among the streams: the legend's number, and the buttons' names and whether they can act. */
+    number(index, count) {
+      legend.textContent = `Stream ${index + 1}`;
+      up.disabled = index === 0;
+      down.disabled = index === count - 1;
+      up.setAttribute('aria-label', `move stream ${index + 1} up`);
+      down.setAttribute('aria-label', `move stream ${index + 1} down`);
+      removeButton.setAttribute('aria-label', `remove stream ${index + 1}`);
+    },
     read() {
       // `type` is not the stream's own: the API computes it from the metric
       const { type: _computed, ...out } = stream;
@@ -141,10 +156,29 @@ export const chartEditorView: View = async (ctx) => {
 
   const streamBox = h('div', { class: 'streams' });
   const streams: ReturnType<typeof streamFields>[] = [];
+  // the streams in the order they are drawn and saved (a bignumber shows the first); the
+  // numbers follow a removal or a move
+  const renumber = () => streams.forEach((f, i) => f.number(i, streams.length));
   const addStream = (s: Stream) => {
-    const fields = streamFields(s, streams.length, () => { streams.splice(streams.indexOf(fields), 1); fields.element.remove(); });
+    const fields = streamFields(s, {
+      remove: () => { streams.splice(streams.indexOf(fields), 1); fields.element.remove(); renumber(); },
+      move: (by) => {
+        const from = streams.indexOf(fields);
+        const to = from + by;
+        if (to < 0 || to >= streams.length) return;
+        const focused = document.activeElement;
+        streams.splice(from, 1);
+        streams.splice(to, 0, fields);
+        streamBox.insertBefore(fields.element, streamBox.children[to + (by > 0 ? 1 : 0)] ?? null);
+        renumber();
+        // the moved fieldset took the focus out with it: the button keeps it, or, now at
+        // the end it moved to and disabled, the other one
+        if (focused instanceof HTMLButtonElement) (focused.disabled ? fields.element.querySelector<HTMLButtonElement>('.actions button:not(:disabled)') : focused)?.focus();
+      },
+    });
     streams.push(fields);
     streamBox.appendChild(fields.element);
+    renumber();
   };
   for (const s of chart?.streams ?? [{ metric: ctx.query.get('metric') ?? '' }]) addStream(s);
 
