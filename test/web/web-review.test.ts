@@ -99,6 +99,33 @@ if (h) {
     await context.close();
   });
 
+  t.test('names without spaces wrap: no page scrolls sideways at phone width', async (t) => {
+    const metric = `very.long.metric.${'x'.repeat(200)}`;
+    await h.call('POST', '/v1/measurements', { measurements: [{ name: metric, time: now - 120, value: 1, tags: { host: 'h'.repeat(200) } }] });
+    await h.call('POST', '/v1/annotations/longnotes', { title: 'T'.repeat(250), description: 'D'.repeat(1000), start_time: now - 600 });
+    const space = (await h.call('POST', '/v1/spaces', { name: 's'.repeat(250) })).id as number;
+    await h.call('POST', `/v1/spaces/${space}/charts`, { name: 'c'.repeat(250), type: 'line', streams: [{ metric, group_function: 'breakout' }] });
+    const { context, page, problems } = await h.open({ viewport: { width: 360, height: 800 } });
+    await h.signIn(page);
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    await page.goto(`${h.base}#/spaces/${space}?refresh=0&ann=longnotes`);
+    await h.spaceReady(page);
+    t.equal(await sideways(), 0, 'a space of long names');
+    await page.locator('.marker').click();
+    await page.locator('.marker-popover').waitFor(WAIT);
+    t.equal(await sideways(), 0, 'an event of a long title open');
+    await page.locator('.annotation-picker summary').click();
+    t.equal(await sideways(), 0, 'the annotations menu open');
+    await page.goto(`${h.base}#/metrics?metric=${metric}`);
+    await page.locator('.explore-chart .chart-card[data-state="ready"]').waitFor(WAIT);
+    t.equal(await sideways(), 0, 'the explorer listing a long metric name');
+    await page.goto(`${h.base}#/spaces`);
+    await page.locator('.space-list a').first().waitFor(WAIT);
+    t.equal(await sideways(), 0, 'the spaces list');
+    t.same(problems, []);
+    await context.close();
+  });
+
   t.test('every field of the chart editor is named by its label', async (t) => {
     const { context, page, problems } = await openEditor(lineChart);
     t.same(await page.locator('form.chart-form label', { hasText: /^Name$/ }).evaluate((l: HTMLLabelElement) => l.control?.id ?? null), 'chart-name', 'the label "Name" names the chart\'s name field');
