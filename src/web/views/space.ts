@@ -2,7 +2,7 @@
 // filter for streams with `dynamic` tags, annotation streams drawn as markers; rename,
 // delete, and add, edit or delete charts.
 import { h, notice, replace } from '../dom.js';
-import { ApiFailure } from '../api.js';
+import { ApiFailure, listAll } from '../api.js';
 import { hashOf } from '../router.js';
 import { ChartCard } from '../charts/card.js';
 import { fetchLines, fetchMarkers, type Marker } from '../charts/fetch.js';
@@ -28,13 +28,14 @@ export const spaceView: View = async (ctx) => {
   const [space, charts, annotationList] = await Promise.all([
     ctx.api.get<Space>(`v1/spaces/${id}`),
     ctx.api.get<Chart[]>(`v1/spaces/${id}/charts`),
-    ctx.api.get<{ annotations: AnnotationStream[] }>('v1/annotations', { length: 100 }),
+    // every stream, not the first page: one named in the address may be past it
+    listAll<AnnotationStream>(ctx.api, 'v1/annotations', 'annotations'),
   ]);
   ctx.setTitle(space.name);
   let picker: PickerState = pickerFromQuery(ctx.query);
   let filterText = ctx.query.get('filter') ?? '';
   let filter: SpaceFilter = parseFilter(filterText);
-  const allAnnotations = annotationList.annotations.map((a) => a.name);
+  const allAnnotations = annotationList.map((a) => a.name);
   const annParam = ctx.query.get('ann');
   let shownAnnotations = annParam === null ? allAnnotations.slice(0, MAX_ANNOTATION_STREAMS) : annParam === '' ? [] : annParam.split(',').filter((n) => allAnnotations.includes(n));
 
