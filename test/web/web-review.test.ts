@@ -126,6 +126,36 @@ if (h) {
     await context.close();
   });
 
+  t.test('an auto-refresh that gets no answer keeps the charts drawn, and says so', async (t) => {
+    const { context, page, problems } = await h.open();
+    await page.clock.install();
+    await h.signIn(page);
+    await page.goto(`${h.base}#/spaces/${spaceId}?refresh=30`);
+    await h.spaceReady(page);
+    const card = page.locator(`[data-chart-id="${lineChart}"]`);
+    const refreshed = async () => {
+      const before = await h.roundsOf(page);
+      await page.clock.fastForward(31_000);
+      await h.spaceReady(page, before + 1);
+    };
+    await page.route('**/v1/measurements/**', (r) => r.abort('connectionrefused'));
+    await refreshed();
+    t.equal(await card.getAttribute('data-state'), 'stale');
+    t.equal(await card.locator('canvas').count(), 1, 'the last drawing stays');
+    t.match(await card.locator('.chart-message').textContent(), /^Not refreshed: Gaugeway did not answer/);
+    await page.unroute('**/v1/measurements/**');
+    await refreshed();
+    t.equal(await card.getAttribute('data-state'), 'ready');
+    t.equal(await card.locator('.chart-message').textContent(), '', 'the next answer clears the note');
+    await page.route('**/v1/measurements/**', (r) => r.abort('connectionrefused'));
+    const before = await h.roundsOf(page);
+    await page.locator('#space-filter').evaluate((el: HTMLInputElement) => { el.value = 'host=a'; el.dispatchEvent(new Event('change')); });
+    await h.spaceReady(page, before + 1);
+    t.equal(await card.getAttribute('data-state'), 'error', 'a view changed by the person is not stood in for by the old one');
+    t.same(problems.filter((p) => !p.includes('ERR_CONNECTION_REFUSED')), []);
+    await context.close();
+  });
+
   t.test('every field of the chart editor is named by its label', async (t) => {
     const { context, page, problems } = await openEditor(lineChart);
     t.same(await page.locator('form.chart-form label', { hasText: /^Name$/ }).evaluate((l: HTMLLabelElement) => l.control?.id ?? null), 'chart-name', 'the label "Name" names the chart\'s name field');

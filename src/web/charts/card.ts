@@ -62,9 +62,10 @@ export class ChartCard {
     return Math.max(this.body.clientWidth, 200);
   }
 
-  /** Says why an action on the chart failed, in the chart's own box. */
-  say(text: string): void {
-    replace(this.message, notice('error', text));
+  /** Says why an action on the chart (or its refresh) failed, in the chart's own box; null: nothing to say. */
+  say(text: string | null): void {
+    if (text === null) replace(this.message);
+    else replace(this.message, notice('error', text));
   }
 
   showError(message: string): void {

@@ -23,6 +23,9 @@ export function parseFilter(text: string): Record<string, string> {
 
 const MAX_ANNOTATION_STREAMS = 20;
 
+/** A failure the next try may not meet: no answer, the server's own error, too many requests. */
+const transient = (err: unknown): boolean => err instanceof ApiFailure && (err.status === 0 || err.status === 429 || err.status >= 500);
+
 export const spaceView: View = async (ctx) => {
   const id = Number(ctx.params.id);
   const [space, charts, annotationList] = await Promise.all([
@@ -76,8 +79,13 @@ export const spaceView: View = async (ctx) => {
   let running: Promise<void> | null = null;
   let again = false;
   let rounds = 0;
+  /** what the charts are drawn for (the end is "now" unless one was chosen) */
+  const viewKey = () => JSON.stringify([pickerQuery(picker), filterText, shownAnnotations]);
+  /** each chart's view when it was last drawn: an auto-refresh that fails on the way keeps that drawing */
+  const drawnFor = new Map<ChartCard, string>();
   const refreshOnce = async () => {
     const interval = pickerInterval(picker);
+    const view = viewKey();
     // annotations and every chart's series are asked for at once: no round trip waits on another
     const markers: Promise<Marker[]> = shownAnnotations.length
       ? fetchMarkers(ctx.api, shownAnnotations, interval).catch((err: unknown) => { console.warn('annotations not shown:', err); return []; })
@@ -86,9 +94,20 @@ export const spaceView: View = async (ctx) => {
       try {
         const data = await fetchLines(ctx.api, card.chart, interval, filter);
         card.show(data, await markers, interval);
+        card.say(null);
         card.element.dataset.state = 'ready';
+        drawnFor.set(card, view);
       } catch (err) {
-        card.showError(err instanceof Error ? err.message : String(err));
+        const message = err instanceof Error ? err.message : String(err);
+        // a server restarting or a network blip must not blank a screen of charts until
+        // the next refresh: the last drawing of the same view stays, and says it is old
+        if (drawnFor.get(card) === view && transient(err)) {
+          card.say(`Not refreshed: ${message}`);
+          card.element.dataset.state = 'stale';
+          return;
+        }
+        drawnFor.delete(card);
+        card.showError(message);
         card.element.dataset.state = 'error';
       }
     }));
