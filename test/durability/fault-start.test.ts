@@ -3,16 +3,12 @@
 // after LevelDB opened it) names the repair command; a folder of another user names the
 // owner, not the port.
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { runCli, cleanEnv, type CliResult } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Store } from '../../src/store/db.js';
-
-const BIN = fileURLToPath(new URL('../../bin/gaugeway.js', import.meta.url));
 
 /** A stopped service's data dir with some measurements, its keys in LevelDB table files. */
 async function stoppedDataDir(t: Test, dir: string): Promise<string> {
@@ -63,15 +59,7 @@ t.test('a database folder of another user: exit 1, naming the owner, not the por
     chmodSync(dir, 0o755);
     chownSync(dataDir, nobody, nobody);
     chmodSync(join(dataDir, 'db'), 0o700);
-    r = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { env: cleanEnv({ NODE_OPTIONS: '', NODE_V8_COVERAGE: '' }), uid: nobody, gid: nobody, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c));
-      child.stderr.on('data', (c: Buffer) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
+    r = await runCli(['serve', '--config', config], { NODE_OPTIONS: '', NODE_V8_COVERAGE: '' }, undefined, { uid: nobody, gid: nobody });
   } else {
     chmodSync(join(dataDir, 'db'), 0);
     t.teardown(() => chmodSync(join(dataDir, 'db'), 0o700));
