@@ -116,7 +116,8 @@ export class MetricCatalog {
 
   async get(accountId: number, name: string): Promise<MetricRecord | undefined> {
     const key = metricKey(name);
-    const pending = this.deleting.get(`${accountId}\0${key}`);
+    // (every measurement request asks for its metrics: no key built while nothing is deleted)
+    const pending = this.deleting.size ? this.deleting.get(`${accountId}\0${key}`) : undefined;
     if (pending) await pending;
     return (await this.byName(accountId)).get(key);
   }
