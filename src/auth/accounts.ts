@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import { putOp, type CommitQueue } from '../store/commit.js';
 import { Sequence } from '../store/sequence.js';
 import type { ConfigAccount, Role } from '../config/types.js';
+import { AccountLock } from '../domain/account-lock.js';
 
 export interface Account {
   id: number;
@@ -83,11 +84,10 @@ export class AccountDirectory {
    * awaits its write, and two admin-socket calls (or one and a config reload) in between
    * made two accounts of one e-mail, or two tokens of one name.
    */
-  private changes: Promise<unknown> = Promise.resolve();
+  private readonly changes = new AccountLock();
+  /** (one queue for the whole directory: an e-mail is unique across accounts) */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.changes.then(work, work);
-    this.changes = result.catch(() => undefined); // a refused change does not stop the next
-    return result;
+    return this.changes.run(0, work);
   }
 
   private constructor(store: Store, private readonly commit: CommitQueue) {
