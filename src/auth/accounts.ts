@@ -7,7 +7,6 @@ import type { Store } from '../store/db.js';
 import { putOp, type CommitQueue } from '../store/commit.js';
 import { Sequence } from '../store/sequence.js';
 import type { ConfigAccount, Role } from '../config/types.js';
-import { AccountLock } from '../domain/account-lock.js';
 
 export interface Account {
   id: number;
@@ -84,10 +83,11 @@ export class AccountDirectory {
    * awaits its write, and two admin-socket calls (or one and a config reload) in between
    * made two accounts of one e-mail, or two tokens of one name.
    */
-  private readonly changes = new AccountLock();
-  /** (one queue for the whole directory: an e-mail is unique across accounts) */
+  private changes: Promise<unknown> = Promise.resolve();
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    return this.changes.run(0, work);
+    const result = this.changes.then(work, work);
+    this.changes = result.catch(() => undefined); // a refused change does not stop the next
+    return result;
   }
 
   private constructor(store: Store, private readonly commit: CommitQueue) {
