@@ -2,7 +2,6 @@
 // roll up to the resolution, summarise, group, order by tag pairs, paginate.
 import type { MetricCatalog } from '../domain/metrics.js';
 import type { Points, SeriesRef, SeriesStore } from '../tsdb/engine.js';
-import { tagKey } from '../tsdb/series-index.js';
 import { rollUp } from '../tsdb/points.js';
 import { notFound, paramError } from '../errors.js';
 import type { SeriesQuery } from './params.js';
@@ -26,6 +25,7 @@ export interface SeriesResult {
 }
 
 interface Unit {
+  /** the sort key of its tag pairs (pairOrderKey), also the `next` cursor */
   key: string;
   tags: Record<string, string>;
   refs: SeriesRef[];
@@ -37,8 +37,22 @@ function tagObject(pairs: Iterable<readonly [string, string]>): Record<string, s
   return o;
 }
 
+/**
+ * A text that sorts as the spec orders series, "by their tag pairs": pair by pair, name
+ * then value, a set that is a prefix of another first. The separators sort below every
+ * character a tag name or value may hold (0x00 after a name, 0x01 after a pair), so a
+ * name that is a prefix of another (`host`, `host2`, `host.name`) comes first; the
+ * engine's `name=value` key put `host2=q` before `host=a`, '2' being below '='.
+ * `pairs` are sorted by name.
+ */
+export function pairOrderKey(pairs: readonly (readonly [string, string])[]): string {
+  let key = '';
+  for (let i = 0; i < pairs.length; i++) key += (i ? '\x01' : '') + pairs[i]![0] + '\x00' + pairs[i]![1];
+  return key;
+}
+
 function units(refs: SeriesRef[], groupBy: SeriesQuery['groupBy']): Unit[] {
-  if (groupBy === null) return refs.map((r) => ({ key: tagKey(r.tags), tags: tagObject(r.tags), refs: [r] }));
+  if (groupBy === null) return refs.map((r) => ({ key: pairOrderKey(r.tags), tags: tagObject(r.tags), refs: [r] }));
   if (groupBy === '*') return refs.length ? [{ key: '', tags: {}, refs }] : [];
   const groups = new Map<string, Unit>();
   for (const r of refs) {
@@ -50,7 +64,7 @@ function units(refs: SeriesRef[], groupBy: SeriesQuery['groupBy']): Unit[] {
     }
     if (pairs.length !== groupBy.length) continue; // only streams having every group tag
     pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const key = tagKey(pairs);
+    const key = pairOrderKey(pairs);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { key, tags: tagObject(pairs), refs: [] }));
     g.refs.push(r);
