@@ -52,12 +52,14 @@ export function parseWindow(params: Params, now: number, retention: Retention): 
   if (Object.keys(errors).length) throw paramErrors(errors);
   let s: number;
   let e: number;
+  // end_time is inclusive, so a window of `duration` seconds ends duration - 1 after its
+  // start: an hour from 10:00 is 10:00:00 .. 10:59:59, one bucket at resolution=3600, not two
   if (start !== undefined) {
     s = start;
-    e = endGiven ?? (duration !== undefined ? start + duration : now);
+    e = endGiven ?? (duration !== undefined ? start + duration - 1 : now);
   } else {
     e = endGiven ?? now;
-    s = e - duration!;
+    s = e - duration! + 1;
   }
   if (s > e) throw paramErrors({ start_time: ['must not be after end_time'] });
   // nothing is stored past the accepted clock skew: an end_time years ahead would only

@@ -48,3 +48,35 @@ t.test('series are ordered pair by pair, on every page', async (t) => {
   const grouped = await query(s, 'ord', `resolution=60&start_time=${base}&end_time=${base}&group_by=host&group_by_function=sum&tags_search=${encodeURIComponent('host=a or host=a-b or host="a b"')}`);
   t.same(grouped.body.series.map((x: Series) => x.tags.host), ['a', 'a b', 'a-b']);
 });
+
+// `duration` is a length of time: the window it makes holds `duration` seconds, end_time
+// included. It held one more, so an hour from start_time at resolution=3600 answered two
+// hours, and 60 s at resolution=1 answered 61 points.
+t.test('a duration makes a window of that many seconds, from start_time or back from end_time', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  const points: [number, number][] = [[base - 1, 100], [base, 1], [base + 59, 2], [base + 60, 4], [base + 3599, 8], [base + 3600, 16]];
+  const r = await post(s, { tags: { h: 'x' }, measurements: points.map(([time, value]) => ({ name: 'dur', time, value })) });
+  t.equal(r.status, 200, r.text);
+  const read = async (params: string) => {
+    const q = await query(s, 'dur', `${params}&summary_function=sum`);
+    t.equal(q.status, 200, `${params}: ${q.text.slice(0, 200)}`);
+    return (q.body.series[0]?.measurements ?? []).map((m: { time: number; value: number }) => [m.time - base, m.value]);
+  };
+  t.same(await read(`resolution=1&start_time=${base}&duration=60`), [[0, 1], [59, 2]], '60 s from start_time: base .. base+59');
+  t.same(await read(`resolution=60&start_time=${base}&duration=60`), [[0, 3]], 'one minute at 60 s: one bucket');
+  t.same(await read(`resolution=3600&start_time=${base}&duration=3600`), [[0, 15]], 'one hour at 3600 s: one bucket');
+  t.same(await read(`resolution=1&end_time=${base + 60}&duration=60`), [[59, 2], [60, 4]], '60 s back from end_time: base+1 .. base+60');
+  t.same(await read(`resolution=60&end_time=${base + 119}&duration=120`), [[0, 3], [60, 4]], 'two minutes back: two buckets, not the one before');
+  t.same(await read(`resolution=1&start_time=${base}&duration=1`), [[0, 1]], 'one second');
+  t.same(await read(`resolution=1&start_time=${base}&end_time=${base + 60}`), [[0, 1], [59, 2], [60, 4]], 'an explicit end_time stays inclusive');
+
+  // a next link pins the same window
+  const many = Array.from({ length: 101 }, (_, i) => ({ name: 'durp', value: 1, time: base + (i % 2) * 60, tags: { n: String(i).padStart(3, '0') } }));
+  t.equal((await post(s, { measurements: many })).status, 200);
+  const first = await query(s, 'durp', `resolution=60&start_time=${base}&duration=60`);
+  const next = first.body.links.find((l: { rel: string }) => l.rel === 'next');
+  t.match(next.href, `start_time=${base}&end_time=${base + 59}`);
+  const second = await s.get(next.href);
+  t.same(second.body.series, [{ tags: { n: '100' }, measurements: [{ time: base, value: 1 }] }]);
+});
