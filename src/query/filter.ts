@@ -63,12 +63,11 @@ export function tagsFromQuery(params: URLSearchParams): Map<string, string[]> | 
 /** JSON (`{"host":["a","b"]}`) or the loose `{host: a, region: [x, y]}`. */
 function parseTagsObject(text: string): [string, string[]][] {
   if (text.length > 8192) throw paramError('tags', 'is too long');
-  try {
-    const json: unknown = JSON.parse(text);
-    if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
-      return Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map(String)]);
-    }
-  } catch { /* not JSON: the loose form */ }
+  let json: unknown;
+  try { json = JSON.parse(text); } catch { /* not JSON: the loose form */ }
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    return Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map((x) => patternText(k, x))]);
+  }
   if (!text.startsWith('{') || !text.endsWith('}')) throw paramError('tags', 'must be tags[name]=pattern, a JSON object or {name: pattern, ...}');
   const out: [string, string[]][] = [];
   const body = text.slice(1, -1);
@@ -93,6 +92,16 @@ function parseTagsObject(text: string): [string, string[]][] {
     out.push([name, values]);
   }
   return out;
+}
+
+/**
+ * A JSON value as a pattern: a string, or a number or boolean as the text a tag value
+ * given so is stored as. Anything else (null, an object, a nested list) is no pattern;
+ * read as its text, null filtered for the value "null".
+ */
+function patternText(name: string, value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw paramError('tags', `the value of ${JSON.stringify(name.slice(0, 70))} must be a pattern or a list of patterns`);
 }
 
 function unquote(s: string): string {

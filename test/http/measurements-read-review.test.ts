@@ -80,3 +80,22 @@ t.test('a duration makes a window of that many seconds, from start_time or back 
   const second = await s.get(next.href);
   t.same(second.body.series, [{ tags: { n: '100' }, measurements: [{ time: base, value: 1 }] }]);
 });
+
+// A JSON `tags` value that is no pattern (null, an object) was read as its text: null
+// filtered for the value "null" and answered no series, as if none matched.
+t.test('a JSON tags value must be a pattern, a number or a list of them', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await post(s, { time: base, measurements: [{ name: 'tj', value: 1, tags: { host: 'null', port: '8080', up: 'true' } }] })).status, 200);
+  const read = (tags: unknown) => query(s, 'tj', `resolution=60&start_time=${base}&end_time=${base}&tags=${encodeURIComponent(JSON.stringify(tags))}`);
+  for (const tags of [{ host: null }, { host: [null] }, { host: { a: 1 } }, { host: ['a', ['b']] }]) {
+    const q = await read(tags);
+    t.equal(q.status, 400, JSON.stringify(tags));
+    t.match(q.body, { errors: { params: { tags: [/host/] } } }, JSON.stringify(tags));
+  }
+  for (const tags of [{ port: 8080 }, { port: [8080, 'x'] }, { up: true }, { host: 'null' }]) {
+    const q = await read(tags);
+    t.equal(q.status, 200, JSON.stringify(tags));
+    t.equal(q.body.series.length, 1, `${JSON.stringify(tags)}: as the text it is stored as`);
+  }
+});
