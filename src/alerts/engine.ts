@@ -292,6 +292,9 @@ export class AlertEngine {
           if (v.kind === 'violating') found[stream] = violation(c, v);
           else if (v.kind === 'ok') delete found[stream];
         }
+        // a stream the condition no longer watches (an edit narrowed its tags, its metric
+        // was deleted) has no verdict: its old violation would keep the alert firing for good
+        for (const stream of Object.keys(found)) if (!verdicts.has(stream)) delete found[stream];
         s.violations[c.id] = found;
         if (Object.keys(found).length === 0) holds = false;
       }
