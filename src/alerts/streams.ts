@@ -84,11 +84,19 @@ export async function conditionVerdicts(
     const quiet = refs.filter((_, i) => raw[i]!.t.length === 0);
     const older = quiet.length ? await series.read(account, quiet.map((r) => r.id), 60, Math.max(trackingFrom - c.duration!, now - AUTO_CLEAR_SECONDS), now - span, opts) : [];
     const latestOf = new Map(quiet.map((r, i) => [r.id, older[i]!.t[older[i]!.t.length - 1] ?? null]));
-    refs.forEach((r, i) => {
+    const reported = (latest: number | null) => (latest !== null && latest >= trackingFrom - c.duration! ? latest : null);
+    const latests = refs.map((r, i) => {
       const p = raw[i]!;
-      const latest = p.t.length ? p.t[p.t.length - 1]! : latestOf.get(r.id) ?? null;
-      verdicts.set(streamKey(r.tags), absentVerdict(c, latest !== null && latest >= trackingFrom - c.duration! ? latest : null, now));
+      return p.t.length ? p.t[p.t.length - 1]! : latestOf.get(r.id) ?? null;
     });
+    if (c.tags.some((t) => t.grouped)) {
+      // one group, as for above/below: absent only when none of its streams has reported
+      let latest: number | null = null;
+      for (const l of latests) if (l !== null && (latest === null || l > latest)) latest = l;
+      verdicts.set(groupKey(c), absentVerdict(c, reported(latest), now));
+    } else {
+      refs.forEach((r, i) => verdicts.set(streamKey(r.tags), absentVerdict(c, reported(latests[i] ?? null), now)));
+    }
     return { verdicts, newest };
   }
   if (c.tags.some((t) => t.grouped)) {
