@@ -100,7 +100,8 @@ export async function conditionVerdicts(
     return { verdicts, newest };
   }
   if (c.tags.some((t) => t.grouped)) {
-    verdicts.set(groupKey(c), thresholdVerdict(c, groupPoints(raw, now), now, trackingFrom));
+    const group = c.summary_function === 'derivative' ? groupChange(raw, now, c.detect_reset) : groupPoints(raw, now);
+    verdicts.set(groupKey(c), thresholdVerdict(c, group, now, trackingFrom));
   } else {
     refs.forEach((r, i) => verdicts.set(streamKey(r.tags), thresholdVerdict(c, raw[i]!, now, trackingFrom)));
   }
@@ -120,18 +121,45 @@ const GROUP_PERIOD = 60;
 export function groupPoints(raw: readonly Points[], now: number): Points {
   const newest = new Map<number, number>();
   const cut = raw.map((p) => {
-    let n = p.t.length;
-    while (n > 0 && p.t[n - 1]! > now) n--;
-    for (let i = 0; i < n; i++) {
-      const t = p.t[i]!;
+    const upToNow = pointsUpTo(p, now);
+    for (const t of upToNow.t) {
       const bucket = t - (t % GROUP_PERIOD);
       if (!(newest.get(bucket)! >= t)) newest.set(bucket, t);
     }
-    return n === p.t.length ? p : slicePoints(p, 0, n);
+    return upToNow;
   });
   const merged = sortMerge(cut.map((p) => rollUp(p, GROUP_PERIOD)));
   // a new object: the merge may hand back a part that this round's other conditions share
   return { ...merged, t: merged.t.map((b) => newest.get(b)!) };
+}
+
+/**
+ * A grouped derivative condition's streams as one: the group points of groupPoints whose
+ * `last` runs up by the sum of each stream's change from its previous minute (with
+ * detect_reset, a stream's decrease adds 0), so that the derivative of the group is the
+ * sum of the streams' derivatives, as a query's group_by sums them. The group point's own
+ * `last` is one host's value (whichever reported last in the minute): its derivative
+ * jumped by the difference between two hosts' counters.
+ */
+export function groupChange(raw: readonly Points[], now: number, detectReset: boolean): Points {
+  const change = new Map<number, number>();
+  for (const p of raw) {
+    const minutes = rollUp(pointsUpTo(p, now), GROUP_PERIOD);
+    for (let i = 1; i < minutes.t.length; i++) {
+      const d = minutes.last[i]! - minutes.last[i - 1]!;
+      change.set(minutes.t[i]!, (change.get(minutes.t[i]!) ?? 0) + (detectReset && d < 0 ? 0 : d));
+    }
+  }
+  const group = groupPoints(raw, now);
+  let total = 0;
+  return { ...group, last: group.t.map((t) => (total += change.get(t - (t % GROUP_PERIOD)) ?? 0)) };
+}
+
+/** The points at or before `now` (thresholdVerdict leaves later ones out too). */
+function pointsUpTo(p: Points, now: number): Points {
+  let n = p.t.length;
+  while (n > 0 && p.t[n - 1]! > now) n--;
+  return n === p.t.length ? p : slicePoints(p, 0, n);
 }
 
 /** A grouped condition's one stream is named by its filter: `host=web*,region=eu`. */
