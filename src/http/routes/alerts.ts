@@ -10,6 +10,7 @@ import type { AlertInput, AlertRecord, Alerts, ConditionInput } from '../../doma
 import type { Services } from '../../domain/services.js';
 import type { AlertEngine } from '../../alerts/engine.js';
 import { checkCondition, type ConditionRecord } from '../../domain/alerts.js';
+import { tagPatternProblem } from '../../match/tag-pattern.js';
 import type { Config } from '../../config/types.js';
 
 /** the longest rearm_seconds taken: a year */
@@ -70,6 +71,38 @@ const validatePreview = bodyValidator<{ conditions: ConditionInput[]; start_time
 /** evaluations a preview may take */
 const PREVIEW_STEPS = 2880;
 
+/**
+ * Librato's condition `source`, a pattern with `*` (source-era clients send it, and
+ * python-librato sends "*" on every condition), as the tag filter it means here: POST
+ * /v1/metrics keeps a measurement's source in the tag `source`. "*" (every source), null
+ * and "" filter nothing. Responses say `source: null`, as the spec has them, and show the
+ * filter among the tags. Anything but a string is left for checkCondition to refuse.
+ */
+function sourcesAsTags<T extends { conditions?: ConditionInput[] }>(input: T): T {
+  if (!input.conditions) return input;
+  const errors: Record<string, string[]> = Object.create(null);
+  const conditions = input.conditions.map((c, i) => {
+    if (typeof c.source !== 'string') return c;
+    const { source, ...rest } = c;
+    const pattern = source.toLowerCase();
+    if (pattern === '*' || pattern === '') return rest;
+    const tags = Array.isArray(c.tags) ? c.tags : c.tags === undefined || c.tags === null ? [] : null;
+    if (tags === null) return c; // checkCondition refuses tags that are not a list
+    if (tags.some((t) => typeof t === 'object' && t !== null && String((t as { name?: unknown }).name).toLowerCase() === 'source')) {
+      errors[`conditions[${i}]`] = ['source and a tag filter on source cannot both be given: keep one'];
+      return c;
+    }
+    const problem = tagPatternProblem('source', pattern);
+    if (problem) {
+      errors[`conditions[${i}]`] = [`source: ${problem}`];
+      return c;
+    }
+    return { ...rest, tags: [...tags, { name: 'source', values: [pattern], grouped: false }] };
+  });
+  if (Object.keys(errors).length) throw paramErrors(errors);
+  return { ...input, conditions };
+}
+
 export interface AlertsDeps {
   alerts: Alerts;
   alertEngine: AlertEngine;
@@ -106,7 +139,7 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
 
   r.post('/', async (ctx) => {
     const account = accountId(ctx);
-    const a = await deps.alerts.create(account, validate(body(ctx), isForm(ctx)));
+    const a = await deps.alerts.create(account, sourcesAsTags(validate(body(ctx), isForm(ctx))));
     ctx.status = 201;
     ctx.set('Location', `/v1/alerts/${a.id}`);
     ctx.body = await view(account, a);
@@ -114,7 +147,7 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
 
   // evaluates a definition over stored data; stores nothing (every role may use it)
   r.post('/preview', async (ctx) => {
-    const input = validatePreview(body(ctx), isForm(ctx));
+    const input = sourcesAsTags(validatePreview(body(ctx), isForm(ctx)));
     const end = input.end_time ?? Math.floor(Date.now() / 1000);
     const step = input.step ?? 60;
     const errors: Record<string, string[]> = Object.create(null);
@@ -143,7 +176,7 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
   });
 
   r.put('/:id', async (ctx) => {
-    await deps.alerts.update(accountId(ctx), id(ctx), validate(body(ctx), isForm(ctx)));
+    await deps.alerts.update(accountId(ctx), id(ctx), sourcesAsTags(validate(body(ctx), isForm(ctx))));
     ctx.status = 204;
   });
 
