@@ -25,7 +25,13 @@ export const AUTO_CLEAR_SECONDS = 10 * 86400;
 /** The streams a condition watches. */
 export function conditionRefs(series: SeriesStore, account: number, c: ConditionRecord): SeriesRef[] {
   let expr = exprs.get(c);
-  if (!expr) exprs.set(c, (expr = tagsMapToExpr(new Map(c.tags.map((t) => [t.name, t.values])))));
+  if (!expr) {
+    // a tag named twice: its patterns OR'ed, as in a query's `tags` (a Map built straight
+    // from the list kept only the last filter, and the first one's streams went unwatched)
+    const patterns = new Map<string, string[]>();
+    for (const t of c.tags) patterns.set(t.name, [...(patterns.get(t.name) ?? []), ...t.values]);
+    exprs.set(c, (expr = tagsMapToExpr(patterns)));
+  }
   return series.select(account, canonicalMetricName(c.metric_name), expr);
 }
 
