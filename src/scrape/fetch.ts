@@ -1,21 +1,19 @@
 // One HTTP(S) GET of a target's exposition, as Prometheus sends it: its Accept header,
 // gzip accepted, X-Prometheus-Scrape-Timeout-Seconds, the job's auth and TLS settings.
-// The timeout covers the whole exchange (connect to last byte); the body is counted as it
-// arrives, after decompression, and the fetch is cut as soon as body_size_limit is passed,
+// The timeout covers the whole exchange (connect to last byte). The body is bounded as it
+// arrives (a gzipped one by its compressed size first, then by the limit as it inflates),
 // so a huge target costs no more memory than the limit. Secrets in files are read at each
 // scrape, so a rotated password or certificate applies without a reload.
-// Connections are kept open between scrapes (each target loop has its own agent), as
-// Prometheus keeps them: a new TCP connection and its teardown every scrape once cost
-// more server CPU than parsing the exposition. A request on a kept connection that the
-// target closed meanwhile fails with a reset through no fault of the target, so that one
-// case is retried once on a fresh connection (as Go's HTTP client does for Prometheus).
+// Connections are kept open between scrapes (each target loop has its own, connection.ts),
+// as Prometheus keeps them: a new TCP connection and its teardown every scrape once cost
+// more server CPU than parsing the exposition.
 // Redirects are followed as Prometheus's client follows them (follow_redirects, default
 // true): at most 10, within the one timeout, the job's credentials only to the same host.
-import http from 'node:http';
-import https from 'node:https';
 import { readFile } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { TargetConnection, type HttpAnswer, type TlsSettings } from './connection.js';
+import { BodyTooLargeError } from './http-response.js';
 import { SCRAPE_ACCEPT } from './parse.js';
 import type { ScrapeJob } from './config.js';
 
@@ -82,9 +80,11 @@ async function authorizationHeader(job: Auth): Promise<string | null> {
   return null;
 }
 
-async function tlsOptions(job: Auth): Promise<https.RequestOptions> {
+const gunzipAsync = promisify(gunzip);
+
+async function tlsSettings(job: Auth): Promise<TlsSettings> {
   const tls = job.tls;
-  if (!tls) return {};
+  if (!tls) return { rejectUnauthorized: true };
   const read = async (file: string | null, what: string) => {
     if (file === null) return undefined;
     try {
@@ -97,26 +97,19 @@ async function tlsOptions(job: Auth): Promise<https.RequestOptions> {
   return { ca, cert, key, rejectUnauthorized: !tls.insecureSkipVerify, ...(tls.serverName ? { servername: tls.serverName } : {}) };
 }
 
-/**
- * An agent that keeps a target's connection open between scrapes (unref'd while idle, so
- * it never holds the process open). Closed by its loop's stop().
- */
-export function scrapeAgent(url: string, intervalMs: number): http.Agent {
+/** The connection a target loop keeps to its target between scrapes; closed by the loop's stop(). */
+export function targetConnection(url: string, intervalMs: number): TargetConnection {
   // Idle a little longer than one interval, so the next scrape finds the connection; a
-  // target's own shorter Keep-Alive timeout still wins (Node's agent honours it).
-  const options: http.AgentOptions = { keepAlive: true, maxSockets: 2, timeout: intervalMs + 5000 };
-  return url.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+  // target's own shorter Keep-Alive timeout still wins.
+  return new TargetConnection(new URL(url), intervalMs + 5000);
 }
 
-/** Errors of a kept connection the peer closed before or while our request went out. */
-const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
-
 /** GETs `url`; throws ScrapeError with a message for the targets page. */
-export async function fetchExposition(url: string, job: FetchJob, timeoutMs: number, agent?: http.Agent): Promise<Exposition> {
-  // A timer that destroys the request, not an AbortSignal handed to http.request: the
-  // signal's listeners cost about a twentieth of the scrape workload's request thread.
+export async function fetchExposition(url: string, job: FetchJob, timeoutMs: number, connection?: TargetConnection): Promise<Exposition> {
+  // A timer that closes the connection: the exchange in flight then fails, and the next
+  // scrape opens a new one.
   let timedOut = false;
-  let current: http.ClientRequest | null = null;
+  let current: TargetConnection | null = null;
   const timer = setTimeout(() => {
     timedOut = true;
     current?.destroy();
@@ -126,9 +119,19 @@ export async function fetchExposition(url: string, job: FetchJob, timeoutMs: num
     const origin = new URL(url);
     let target = origin;
     for (let hops = 0; ; hops++) {
-      // the target's kept connections and its credentials serve its own host only
+      // the target's kept connection and its credentials serve its own host only
       const same = target.host === origin.host;
-      const answer = await get(target.href, job, timeoutMs, same && target.protocol === origin.protocol ? agent : undefined, same, () => timedOut, (req) => { current = req; });
+      const kept = same && target.protocol === origin.protocol ? connection : undefined;
+      current = kept ?? new TargetConnection(target, 0);
+      let answer: Exposition | Redirect;
+      try {
+        answer = await get(target, job, timeoutMs, current, same);
+      } catch (e) {
+        if (timedOut) throw new ScrapeError(`timeout after ${timeoutMs} ms`);
+        throw e instanceof ScrapeError ? e : new ScrapeError((e as Error).message);
+      } finally {
+        if (!kept) current.destroy();
+      }
       if (!('status' in answer)) return answer;
       const status = `server returned HTTP status ${answer.status}`;
       if (job.followRedirects === false) throw new ScrapeError(`${status} (follow_redirects is false)`);
@@ -147,73 +150,48 @@ export async function fetchExposition(url: string, job: FetchJob, timeoutMs: num
   }
 }
 
-async function get(
-  url: string, job: FetchJob, timeoutMs: number, agent: http.Agent | undefined, withAuth: boolean,
-  timedOut: () => boolean, sent: (req: http.ClientRequest) => void,
-): Promise<Exposition | Redirect> {
-  const timeout = `timeout after ${timeoutMs} ms`;
-  const headers: http.OutgoingHttpHeaders = {
-    accept: SCRAPE_ACCEPT,
-    'accept-encoding': 'gzip',
-    'user-agent': USER_AGENT,
-    'x-prometheus-scrape-timeout-seconds': (timeoutMs / 1000).toString(),
-  };
+/** Response headers of real exporters are a few hundred bytes; Node's own limit is 16 KiB. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** What would end a header line early and smuggle in another header or request. */
+const LINE_BREAK = /[\r\n\0]/;
+
+async function get(url: URL, job: FetchJob, timeoutMs: number, connection: TargetConnection, withAuth: boolean): Promise<Exposition | Redirect> {
   const auth = withAuth ? await authorizationHeader(job) : null;
-  if (auth) headers.authorization = auth;
-  const isHttps = url.startsWith('https:');
-  const options: https.RequestOptions = { method: 'GET', headers, ...(agent ? { agent } : {}), ...(isHttps ? await tlsOptions(job) : {}) };
-  return new Promise<Exposition | Redirect>((resolve, reject) => {
-    const fail = (message: string) => reject(new ScrapeError(message));
-    const send = (retry: boolean): void => {
-      if (timedOut()) { fail(timeout); return; }
-      let answered = false;
-      const req = (isHttps ? https : http).request(url, options, (res) => {
-        answered = true;
-        const location = res.headers.location;
-        if (REDIRECTS.has(res.statusCode!) && location) {
-          res.resume();
-          resolve({ status: res.statusCode!, location });
-          return;
-        }
-        if (res.statusCode !== 200) {
-          res.resume();
-          fail(`server returned HTTP status ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd());
-          return;
-        }
-        const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
-        let body: Readable = res;
-        if (encoding === 'gzip') body = res.pipe(createGunzip());
-        else if (encoding !== 'identity') {
-          res.resume();
-          fail(`unsupported Content-Encoding "${encoding}"`);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const limit = effectiveBodyLimit(job.bodySizeLimit);
-        body.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limit) {
-            // the reason first: destroying the streams reports a closed connection too
-            fail(limit === job.bodySizeLimit ? `body size limit exceeded (${limit} bytes)` : `body size limit exceeded (${limit} bytes: Gaugeway's ceiling, which body_size_limit 0 or larger means)`);
-            // the decompressor too: a gzip bomb's buffered input would go on inflating
-            body.destroy();
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        body.on('error', (e) => fail(timedOut() ? timeout : `cannot read the body: ${e.message}`));
-        res.on('aborted', () => fail(timedOut() ? timeout : 'the connection closed before the body ended'));
-        body.on('end', () => resolve({ contentType: res.headers['content-type'] ?? null, body: Buffer.concat(chunks, size) }));
-      });
-      sent(req);
-      req.on('error', (e: NodeJS.ErrnoException) => {
-        if (retry && req.reusedSocket && !answered && !timedOut() && STALE_CONNECTION.has(e.code ?? '')) send(false);
-        else fail(timedOut() ? timeout : e.message);
-      });
-      req.end();
-    };
-    send(true);
-  });
+  if (auth !== null && LINE_BREAK.test(auth)) throw new ScrapeError('the credentials hold a line break or NUL, which no HTTP header can carry');
+  const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${USER_AGENT}\r\nAccept: ${SCRAPE_ACCEPT}\r\n`
+    + `Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: ${timeoutMs / 1000}\r\n${auth === null ? '' : `Authorization: ${auth}\r\n`}\r\n`, 'latin1');
+  const limit = effectiveBodyLimit(job.bodySizeLimit);
+  const tooLarge = () => new ScrapeError(limit === job.bodySizeLimit
+    ? `body size limit exceeded (${limit} bytes)`
+    : `body size limit exceeded (${limit} bytes: Gaugeway's ceiling, which body_size_limit 0 or larger means)`);
+  let answer: HttpAnswer;
+  try {
+    answer = await connection.request(request, url.protocol === 'https:' ? await tlsSettings(job) : null, {
+      headerBytes: MAX_HEADER_BYTES,
+      // A gzipped body is bounded after decompression; before it, by the limit with room
+      // for gzip's framing of data that does not compress (a few bytes every 16 kB).
+      bodyBytes: (headers) => (isGzip(headers) ? limit + Math.ceil(limit / 1024) + 1024 : limit),
+    });
+  } catch (e) {
+    throw e instanceof BodyTooLargeError ? tooLarge() : e;
+  }
+  const location = answer.headers.get('location');
+  if (REDIRECTS.has(answer.status) && location) return { status: answer.status, location };
+  if (answer.status !== 200) throw new ScrapeError(`server returned HTTP status ${answer.status} ${answer.statusText}`.trimEnd());
+  const encoding = (answer.headers.get('content-encoding') ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip') throw new ScrapeError(`unsupported Content-Encoding "${encoding}"`);
+  const contentType = answer.headers.get('content-type') ?? null;
+  if (encoding === 'identity') return { contentType, body: answer.body };
+  try {
+    // on the thread pool, and cut at the limit: a gzip bomb inflates no further
+    return { contentType, body: await gunzipAsync(answer.body, { maxOutputLength: limit }) };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw new ScrapeError(`cannot read the body: ${(e as Error).message}`);
+  }
+}
+
+function isGzip(headers: ReadonlyMap<string, string>): boolean {
+  return (headers.get('content-encoding') ?? '').toLowerCase() === 'gzip';
 }

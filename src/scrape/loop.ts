@@ -5,8 +5,8 @@
 // then writes the target's health series. A failure is the target's alone: it is recorded
 // for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
 import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
-import type { Agent } from 'node:http';
-import { fetchExposition, scrapeAgent, ScrapeError, type Exposition } from './fetch.js';
+import type { TargetConnection } from './connection.js';
+import { fetchExposition, targetConnection, ScrapeError, type Exposition } from './fetch.js';
 import { convertScrapeInSlices, reservedKey, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
 import type { StoreRefusals } from './sink.js';
 import { delayToNextScrape, type ScrapeTarget } from './target.js';
@@ -67,15 +67,15 @@ export class TargetLoop {
   private jobNow: ScrapeJob;
   /** the job changed: the mapping of series starts afresh at the next scrape, not inside this one */
   private jobChanged = false;
-  /** the target's kept-open connection (fetch.ts) */
-  private readonly agent: Agent;
+  /** the target's kept-open connection (connection.ts) */
+  private readonly connection: TargetConnection;
 
   private targetNow: ScrapeTarget;
 
   constructor(target: ScrapeTarget, job: ScrapeJob, public account: number, private readonly out: ScrapeOutput) {
     this.targetNow = target;
     this.jobNow = job;
-    this.agent = scrapeAgent(target.url, target.intervalMs);
+    this.connection = targetConnection(target.url, target.intervalMs);
     this.numberHealth();
   }
 
@@ -159,7 +159,7 @@ export class TargetLoop {
     const tally: ScrapeTally = { scraped: 0, stored: 0, refused: new Map() };
     let error: string | null = null;
     try {
-      await this.accept(await fetchExposition(this.target.url, job, this.target.timeoutMs, this.agent), started, t0, tally);
+      await this.accept(await fetchExposition(this.target.url, job, this.target.timeoutMs, this.connection), started, t0, tally);
     } catch (e) {
       error = e instanceof ScrapeError || e instanceof ExpositionError || e instanceof ScrapeLimitError ? e.message : `cannot store: ${(e as Error).message}`;
     }
@@ -243,6 +243,6 @@ export class TargetLoop {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
-    this.agent.destroy();
+    this.connection.destroy();
   }
 }

@@ -1,0 +1,111 @@
+// The scrape client's response parser (src/scrape/http-response.ts): framing, limits and
+// malformed answers, with every response also fed split at each byte (a TCP read may end
+// anywhere).
+import t from 'tap';
+import { ResponseParser, HttpResponseError, BodyTooLargeError, type ResponseLimits } from '../../src/scrape/http-response.js';
+
+const limits = (bodyBytes = 1 << 20, headerBytes = 1024): ResponseLimits => ({ headerBytes, bodyBytes: () => bodyBytes });
+
+/** Feeds `text` in pieces cut at `cuts`; the parser and whether it finished. */
+function feed(text: string | Buffer, cuts: number[] = [], lim = limits(), closed = false): { p: ResponseParser; done: boolean } {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
+  const p = new ResponseParser(lim);
+  let done = false;
+  let at = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    if (cut > at) done = p.push(bytes.subarray(at, cut)) || done;
+    at = Math.max(at, cut);
+  }
+  if (closed && !done) done = p.end();
+  return { p, done };
+}
+
+/** The same response split at every byte must read the same. */
+function everySplit(t: Tap.Test, text: string, expect: { status: number; body: string; keepAlive: boolean }, closed = false): void {
+  for (let cut = 0; cut <= text.length; cut++) {
+    const { p, done } = feed(text, [cut], limits(), closed);
+    if (!done || p.status !== expect.status || p.bodyBuffer().toString('latin1') !== expect.body || p.keepAlive !== expect.keepAlive) {
+      t.fail(`split at ${cut}: done ${done}, status ${p.status}, body ${JSON.stringify(p.complete ? p.bodyBuffer().toString('latin1') : null)}, keepAlive ${p.keepAlive}`);
+      return;
+    }
+  }
+  t.pass(`${text.length + 1} splits read the same`);
+}
+
+t.test('Content-Length, chunked and until-close bodies read the same split anywhere', async (t) => {
+  everySplit(t, 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nup 1\ncpu 2\n', { status: 200, body: 'up 1\ncpu 2\n', keepAlive: true });
+  everySplit(t, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=x\r\nup 1\n\r\n6\r\ncpu 2\n\r\n0\r\nX-Trailer: 1\r\n\r\n', { status: 200, body: 'up 1\ncpu 2\n', keepAlive: true });
+  everySplit(t, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nB\r\nup 1\ncpu 2\n\r\n0\r\n\r\n', { status: 200, body: 'up 1\ncpu 2\n', keepAlive: true });
+  // bare LF line ends, as lenient clients accept them
+  everySplit(t, 'HTTP/1.1 200 OK\nContent-Length: 4\n\nup 1', { status: 200, body: 'up 1', keepAlive: true });
+  everySplit(t, 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nup 1\n', { status: 200, body: 'up 1\n', keepAlive: false }, true);
+  everySplit(t, 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', { status: 200, body: 'ok', keepAlive: true });
+});
+
+t.test('whether the connection stays open after the answer', async (t) => {
+  const keep = (head: string, closed = false) => feed(`${head}\r\n\r\n`, [], limits(), closed).p.keepAlive;
+  t.equal(keep('HTTP/1.1 200 OK\r\nContent-Length: 0'), true, 'HTTP/1.1 keeps it by default');
+  t.equal(keep('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0'), false, 'Connection: close');
+  t.equal(keep('HTTP/1.1 200 OK\r\nConnection: Keep-Alive, Close\r\nContent-Length: 0'), false, 'close among other tokens, any case');
+  t.equal(keep('HTTP/1.0 200 OK\r\nContent-Length: 0'), false, 'HTTP/1.0 closes by default');
+  t.equal(keep('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0'), true, 'HTTP/1.0 with keep-alive');
+  t.equal(keep('HTTP/1.1 200 OK', true), false, 'a body read to the close');
+  t.equal(keep('HTTP/1.1 200 OK\r\nTransfer-Encoding: identity', true), false, 'a Transfer-Encoding that is not chunked runs to the close');
+  const extra = feed('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA');
+  t.same([extra.done, extra.p.bodyBuffer().toString(), extra.p.keepAlive], [true, 'ok', false], 'bytes after the answer: the body as framed, the connection not reused');
+});
+
+t.test('headers: names in lower case, repeats joined, Transfer-Encoding over Content-Length', async (t) => {
+  const { p } = feed('HTTP/1.1 302 Found\r\nLocation:  /real \r\nX-A: 1\r\nx-a: 2\r\nContent-Length: 0\r\n\r\n');
+  t.equal(p.status, 302);
+  t.equal(p.statusText, 'Found');
+  t.equal(p.headers.get('location'), '/real', 'value trimmed');
+  t.equal(p.headers.get('x-a'), '1, 2');
+  const both = feed('HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n');
+  t.same([both.done, both.p.bodyBuffer().toString()], [true, 'ok'], 'chunked wins (RFC 9112 6.3)');
+  t.equal(feed('HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n').p.statusText, '', 'a status line without a reason');
+  t.same([feed('HTTP/1.1 204 No Content\r\n\r\n').done, feed('HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n').done], [true, true], '204 and 304 have no body');
+  t.equal(feed('HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok').done, true, 'a repeated equal Content-Length');
+});
+
+t.test('a body past its limit stops as the bytes arrive', async (t) => {
+  t.throws(() => feed('HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n', [], limits(10)), BodyTooLargeError, 'a Content-Length past the limit, before any body byte');
+  t.throws(() => feed(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n123456\r\n5\r\n12345`, [], limits(10)), BodyTooLargeError, 'chunks');
+  t.throws(() => feed(`HTTP/1.1 200 OK\r\n\r\n${'x'.repeat(11)}`, [], limits(10)), BodyTooLargeError, 'a body to the close');
+  t.equal(feed('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789', [], limits(10)).done, true, 'exactly the limit');
+  let asked: string | undefined;
+  feed('HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 0\r\n\r\n', [], { headerBytes: 1024, bodyBytes: (h) => { asked = h.get('content-encoding'); return 10; } });
+  t.equal(asked, 'gzip', 'the limit is decided with the headers in hand');
+});
+
+t.test('malformed answers are errors that say what is wrong', async (t) => {
+  const bad: [string, RegExp][] = [
+    ['SSH-2.0-OpenSSH_9.2\r\n\r\n', /malformed status line "SSH-2.0-OpenSSH_9.2"/],
+    ['HTTP/2 200\r\n\r\n', /malformed status line/],
+    ['HTTP/1.1 99 Low\r\n\r\n', /malformed status line/],
+    ['HTTP/1.1 200 OK\r\nno colon here\r\n\r\n', /malformed header line "no colon here"/],
+    ['HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\n\r\n', /malformed header line " folded"/],
+    ['HTTP/1.1 200 OK\r\nBad Name: 1\r\n\r\n', /malformed header line/],
+    ['HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n', /malformed Content-Length "1, 2"/],
+    ['HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n', /malformed Content-Length/],
+    ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /chunk size "zz"/],
+    ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n', /does not end with CRLF/],
+    ['HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n', /unsupported Transfer-Encoding "gzip, chunked"/],
+    ['HTTP/1.1 101 Switching Protocols\r\n\r\n', /switched protocols/],
+    [`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'1'.repeat(2000)}`, /chunk-size line is too long/],
+  ];
+  for (const [text, message] of bad) t.throws(() => feed(text), { name: 'HttpResponseError', message }, JSON.stringify(text.slice(0, 50)));
+  t.throws(() => feed(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(2000)}`), { message: 'response headers larger than 1024 bytes' }, 'headers without end past the limit');
+  t.throws(() => feed(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(2000)}\r\n\r\n`), { message: 'response headers larger than 1024 bytes' }, 'headers past the limit in one read');
+  t.throws(() => feed(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${'X-T: 1\r\n'.repeat(200)}`), { message: 'response trailers larger than 1024 bytes' });
+  t.ok(new HttpResponseError('x') instanceof Error);
+});
+
+t.test('a connection closed early ends only a body that runs to the close', async (t) => {
+  const cut = feed('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc', [], limits(), true);
+  t.same([cut.done, cut.p.complete, cut.p.started], [false, false, true], 'Content-Length not reached');
+  const chunked = feed('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n', [], limits(), true);
+  t.equal(chunked.done, false, 'no last chunk');
+  const nothing = new ResponseParser(limits());
+  t.same([nothing.end(), nothing.started], [false, false], 'not a byte: the request may be sent again');
+});
