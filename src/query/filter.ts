@@ -66,7 +66,7 @@ function parseTagsObject(text: string): [string, string[]][] {
   let json: unknown;
   try { json = JSON.parse(text); } catch { /* not JSON: the loose form */ }
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
-    return Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map((x) => patternText(k, x))]);
+    return Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, nonEmpty(k, (Array.isArray(v) ? v : [v]).map((x) => patternText(k, x)))]);
   }
   if (!text.startsWith('{') || !text.endsWith('}')) throw paramError('tags', 'must be tags[name]=pattern, a JSON object or {name: pattern, ...}');
   const out: [string, string[]][] = [];
@@ -89,7 +89,7 @@ function parseTagsObject(text: string): [string, string[]][] {
     const values = value.startsWith('[') && value.endsWith(']')
       ? value.slice(1, -1).split(',').map((x) => unquote(x.trim())).filter((x) => x !== '')
       : [unquote(value)];
-    out.push([name, values]);
+    out.push([name, nonEmpty(name, values)]);
   }
   return out;
 }
@@ -102,6 +102,15 @@ function parseTagsObject(text: string): [string, string[]][] {
 function patternText(name: string, value: unknown): string {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
   throw paramError('tags', `the value of ${JSON.stringify(name.slice(0, 70))} must be a pattern or a list of patterns`);
+}
+
+/**
+ * A tag given an empty list (`{"host":[]}`) could mean "any host" or "no host", and
+ * silently matching every series was the first: a 400 says so instead.
+ */
+function nonEmpty(name: string, values: string[]): string[] {
+  if (values.length === 0) throw paramError('tags', `${JSON.stringify(name.slice(0, 70))} has an empty list: give at least one pattern, or leave the tag out`);
+  return values;
 }
 
 function unquote(s: string): string {

@@ -93,7 +93,8 @@ function reach(resolution: number, retention: Retention): number {
 export function parseSourcedQuery(query: Query, now: number, retention: Retention): SourcedQuery {
   const errors = fieldErrors();
   const start = int(query, 'start_time', errors);
-  const end = int(query, 'end_time', errors) ?? now;
+  const endGiven = int(query, 'end_time', errors);
+  const end = endGiven ?? now;
   const count = int(query, 'count', errors);
   const resolutionGiven = int(query, 'resolution', errors);
   const summarizeTime = flag(query, 'summarize_time', errors) ?? false;
@@ -101,7 +102,7 @@ export function parseSourcedQuery(query: Query, now: number, retention: Retentio
   const summarizeSources = (flag(query, 'summarize_sources', errors) ?? false) || !breakout;
   if (count !== undefined && (count < 1 || count > MAX_COUNT)) errors.count = [`must be from 1 to ${MAX_COUNT}`];
   if (resolutionGiven !== undefined && (resolutionGiven < 1 || resolutionGiven > MAX_RESOLUTION)) errors.resolution = [`must be from 1 to ${MAX_RESOLUTION} seconds`];
-  if (start !== undefined && start > end) errors.start_time = ['must not be after end_time'];
+  if (start !== undefined && start > end) errors.start_time = [endGiven === undefined ? 'is in the future (end_time, not given, is now)' : 'must not be after end_time'];
 
   const patterns = list(query, ...Object.keys(query).filter(isSourcesKey), 'source');
   for (const p of patterns) if (!SOURCE_PATTERN.test(p)) (errors.sources ??= []).push(`${JSON.stringify(p.slice(0, 60))} is not a source name or pattern`);

@@ -61,7 +61,7 @@ export function parseWindow(params: Params, now: number, retention: Retention): 
     e = endGiven ?? now;
     s = e - duration! + 1;
   }
-  if (s > e) throw paramErrors({ start_time: ['must not be after end_time'] });
+  if (s > e) throw paramErrors({ start_time: [endGiven === undefined ? 'is in the future (end_time, not given, is now)' : 'must not be after end_time'] });
   // nothing is stored past the accepted clock skew: an end_time years ahead would only
   // size the answer (and its buckets) by empty time
   e = Math.min(e, Math.max(s, now + FUTURE_SLACK_SECONDS));

@@ -99,3 +99,23 @@ t.test('a JSON tags value must be a pattern, a number or a list of them', async 
     t.equal(q.body.series.length, 1, `${JSON.stringify(tags)}: as the text it is stored as`);
   }
 });
+
+t.test('an empty tag list is refused; a future start_time without end_time says why', async (t) => {
+  const s = await startTestServer(t);
+  const base = hourBase();
+  t.equal((await post(s, { time: base, measurements: [{ name: 'te', value: 1, tags: { host: 'a' } }] })).status, 200);
+  for (const tags of ['{"host":[]}', '{host: []}', '{"host":["a"],"zone":[]}']) {
+    const q = await query(s, 'te', `resolution=60&start_time=${base}&end_time=${base}&tags=${encodeURIComponent(tags)}`);
+    t.equal(q.status, 400, tags);
+    t.match(q.body, { errors: { params: { tags: [/has an empty list/] } } }, tags);
+  }
+  const future = Math.floor(Date.now() / 1000) + 7200;
+  const tagged = await query(s, 'te', `resolution=60&start_time=${future}`);
+  t.equal(tagged.status, 400);
+  t.same(tagged.body.errors.params, { start_time: ['is in the future (end_time, not given, is now)'] });
+  const both = await query(s, 'te', `resolution=60&start_time=${future}&end_time=${future - 60}`);
+  t.same(both.body.errors.params, { start_time: ['must not be after end_time'] }, 'an end_time given: as before');
+  const sourced = await s.get(`/v1/metrics/te?start_time=${future}&resolution=60`);
+  t.equal(sourced.status, 400);
+  t.match(sourced.body, { errors: { params: { start_time: ['is in the future (end_time, not given, is now)'] } } });
+});
