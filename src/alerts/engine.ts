@@ -6,7 +6,7 @@
 // days without data (auto). Notifications go into the durable outbox in the same batch
 // as the state that decided them (state.ts); its worker delivers them. Rules: docs/alerts.md.
 import { scheduleJob } from '../cron.js';
-import type { AlertRecord, Alerts, ConditionRecord } from '../domain/alerts.js';
+import { trackingFrom, type AlertRecord, type Alerts, type ConditionRecord } from '../domain/alerts.js';
 import type { CommitQueue } from '../store/commit.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { canonicalMetricName } from '../domain/names.js';
@@ -282,11 +282,11 @@ export class AlertEngine {
         Object.assign(s, freshState(), { cleared_at: now, cleared_by: 'manual' });
       }
     } else {
-      const trackingFrom = Math.max(alert.updated_at, s.manual_cleared_at ?? 0);
+      const trackingSince = Math.max(trackingFrom(alert), s.manual_cleared_at ?? 0);
       let holds = true;
       for (const c of alert.conditions) {
         const found = s.violations[c.id] ?? {};
-        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingFrom, reads, PATIENT);
+        const { verdicts, newest } = await conditionVerdicts(this.series, account, c, now, trackingSince, reads, PATIENT);
         if (newest !== null && (s.last_data_at === null || newest > s.last_data_at)) s.last_data_at = newest;
         for (const [stream, v] of verdicts) {
           if (v.kind === 'violating') found[stream] = violation(c, v);

@@ -68,6 +68,18 @@ export interface AlertRecord {
   md: boolean;
   created_at: number;
   updated_at: number;
+  /**
+   * When the engine's tracking began: the create, or the last change to what is judged
+   * (the conditions, `active`). Attaching a service or editing the description changes
+   * `updated_at` but must not start a building `duration` window over. Records written
+   * before it existed track from `updated_at`. Not shown by the API.
+   */
+  tracking_from?: number;
+}
+
+/** The time tracking of `alert` began (see AlertRecord.tracking_from). */
+export function trackingFrom(alert: AlertRecord): number {
+  return alert.tracking_from ?? alert.updated_at;
 }
 
 export interface ConditionInput {
@@ -156,7 +168,7 @@ export class Alerts {
       const fields = await this.checked(accountId, input, null, errors, ops);
       const { id, op } = await this.ids.next();
       const t = now();
-      const record: AlertRecord = { id, ...fields, created_at: t, updated_at: t };
+      const record: AlertRecord = { id, ...fields, created_at: t, updated_at: t, tracking_from: t };
       await this.commit.write([...ops, op, this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
       return record;
@@ -172,7 +184,9 @@ export class Alerts {
       // left out, the services stay; given, there must be one (as on create)
       if (input.services !== undefined && input.services.length === 0) errors.services = ['at least one service is required'];
       const fields = await this.checked(accountId, { ...input, conditions: input.conditions ?? [] }, existing, errors, ops);
-      const record: AlertRecord = { ...existing, ...fields, updated_at: now() };
+      const t = now();
+      const judgedAlike = JSON.stringify([existing.conditions, existing.active]) === JSON.stringify([fields.conditions, fields.active]);
+      const record: AlertRecord = { ...existing, ...fields, updated_at: t, tracking_from: judgedAlike ? trackingFrom(existing) : t };
       await this.commit.write([...ops, this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
       return record;
@@ -193,7 +207,7 @@ export class Alerts {
       const sid = await this.serviceIdOf(accountId, serviceId);
       if (sid === null) throw paramErrors({ service: ['must name a service of this account by id'] });
       if (!a.services.includes(sid)) {
-        const record = { ...a, services: [...a.services, sid], updated_at: now() };
+        const record = { ...a, services: [...a.services, sid], updated_at: now(), tracking_from: trackingFrom(a) };
         await this.commit.write([this.records.put(accountId, idKey(id), record)]);
         this.changed(accountId, id, record);
       }
@@ -206,7 +220,7 @@ export class Alerts {
       const a = await this.get(accountId, id);
       if (!a.services.includes(serviceId)) throw notFound('Service');
       if (a.services.length === 1) throw new ApiError(422, { params: { service: ['is the alert\'s last service: an alert keeps at least one, so attach another before detaching this one'] } });
-      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() };
+      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now(), tracking_from: trackingFrom(a) };
       await this.commit.write([this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
     });
@@ -222,7 +236,7 @@ export class Alerts {
     const records: AlertRecord[] = [];
     for (const a of await this.list(accountId)) {
       if (!a.services.includes(serviceId)) continue;
-      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now() };
+      const record = { ...a, services: a.services.filter((s) => s !== serviceId), updated_at: now(), tracking_from: trackingFrom(a) };
       records.push(record);
       ops.push(this.records.put(accountId, idKey(a.id), record));
     }

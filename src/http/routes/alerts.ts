@@ -119,7 +119,8 @@ export function alertsRoutes(deps: AlertsDeps): Router<RequestState> {
       const s = await deps.services.get(account, sid).catch(() => null);
       if (s) services.push({ id: s.id, type: s.type, settings: deps.services.masked(s), title: s.title });
     }
-    return { ...a, services };
+    const { tracking_from: _engineOnly, ...shown } = a;
+    return { ...shown, services };
   };
 
   r.get('/', async (ctx) => {
