@@ -328,7 +328,8 @@ export function checkCondition(raw: ConditionInput, problems: string[]): Omit<Co
   if (!CONDITION_TYPES.includes(type)) problems.push(`type must be one of ${CONDITION_TYPES.join(', ')}`);
   const metric = raw.metric_name;
   if (typeof metric !== 'string' || !METRIC_NAME.test(metric)) problems.push(`metric_name ${METRIC_NAME_MESSAGE}`);
-  if (raw.source !== undefined && raw.source !== null) problems.push('source is not supported on version 2 alerts: filter by tags');
+  // a string source became a filter on the source tag in the route (Librato's pattern); anything else is no pattern
+  if (raw.source !== undefined && raw.source !== null) problems.push('source must be a source name or a pattern with * (a string), or null');
   const tags: TagFilter[] = [];
   if (raw.tags !== undefined && raw.tags !== null) {
     if (!Array.isArray(raw.tags)) problems.push('tags must be an array of {name, values, grouped}');

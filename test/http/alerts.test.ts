@@ -87,7 +87,7 @@ t.test('every rule of an alert and its conditions is a 400 naming the field; a t
   t.same(await cond({ ...above, detect_reset: 'yes' }), ['detect_reset must be true or false']);
   t.same(await cond({ ...above, tags: Array.from({ length: 51 }, (_, i) => ({ name: `t${i}`, values: ['x'] })) }), ['tags: at most 50 tags a condition']);
   t.same(await cond({ ...above, tags: [{ name: 'host', values: Array.from({ length: 101 }, (_, i) => `h${i}`) }] }), ['tags: at most 100 values a tag']);
-  t.same(await cond({ ...above, source: 5 }), ['source is not supported on version 2 alerts: filter by tags'], 'a source that is not a pattern (a pattern is the tag filter on source: test/alerts/source-conditions.test.ts)');
+  t.same(await cond({ ...above, source: 5 }), ['source must be a source name or a pattern with * (a string), or null'], 'a source that is not a pattern (a pattern is the tag filter on source: test/alerts/source-conditions.test.ts)');
   t.equal((await post({ name: 'ok', rearm_seconds: null })).body.rearm_seconds, 600, 'rearm_seconds null gives 600');
   const taken = await post({ name: 'OK' });
   t.equal(taken.status, 422);
