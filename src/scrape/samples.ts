@@ -18,7 +18,7 @@ import { SeriesNumbering, type Numbered } from './numbering.js';
 import type { TimeSlice } from '../tsdb/slice.js';
 
 /** Why a scraped sample was not stored (the `reason` of the refused-samples self-metric). */
-export type RefusalReason = 'not_finite' | 'too_large' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'type_conflict' | 'series_limit';
+export type RefusalReason = 'not_finite' | 'too_large' | 'metric_name' | 'too_many_tags' | 'time_out_of_range' | 'duplicate' | 'out_of_order' | 'type_conflict' | 'series_limit';
 
 export class ScrapeLimitError extends Error {
   constructor(message: string) {
@@ -281,10 +281,15 @@ function convertInto(
     if (value === null) { refuse('too_large'); continue; }
     if (e.refusal) { refuse(e.refusal); continue; }
     if (!cache.holds(e, n)) { refuse('duplicate'); continue; }
-    const time = job.honorTimestamps && s.timestampMs !== null ? Math.floor(s.timestampMs / 1000) : scrapeTime;
+    const own = job.honorTimestamps && s.timestampMs !== null;
+    const time = own ? Math.floor(s.timestampMs! / 1000) : scrapeTime;
     if (time < limits.oldest || time > limits.newest) { refuse('time_out_of_range'); continue; }
-    // one value per series and time in a scrape; a second would be merged into a sum
-    if (e.lastSeen === n && e.lastTime === time) { refuse('duplicate'); continue; }
+    // One value per series and second: a second one would be merged into the stored point.
+    // In a scrape, a repeated series is a duplicate; across scrapes, an exposition
+    // timestamp no later than the series' last stored one is refused as Prometheus refuses
+    // it (a target that repeats a cached timestamp had each scrape's copy averaged into
+    // the one point, and one whose timestamps went back wrote into the past).
+    if (time <= e.lastTime && (e.lastSeen === n || (own && e.lastSeen >= 0))) { refuse(time === e.lastTime ? 'duplicate' : 'out_of_order'); continue; }
     const known = out.metrics.get(e.metric);
     if (known && known.type !== s.kind) { refuse('type_conflict'); continue; }
     if (!known) out.metrics.set(e.metric, { type: s.kind, spelling: e.spelling });
