@@ -268,6 +268,10 @@ function convertInto(
       cache.set(s.series, (e = mapSeries(s, target, job, limits)));
       if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
     }
+    // scrape_series_added counts series new to the target, as Prometheus counts those not
+    // in its scrape cache: one exposed last time is not new, even if its sample was not
+    // stored then (NaN, or a repeated timestamp), so it is judged by exposure, not storage
+    const isNew = e.exposed < n - 1;
     e.exposed = n;
     if (e.dropped) continue; // dropped by metric_relabel_configs: not counted, as in Prometheus
     out.postRelabel++;
@@ -293,7 +297,7 @@ function convertInto(
     const known = out.metrics.get(e.metric);
     if (known && known.type !== s.kind) { refuse('type_conflict'); continue; }
     if (!known) out.metrics.set(e.metric, { type: s.kind, spelling: e.spelling });
-    if (e.lastSeen < n - 1) out.added++;
+    if (isNew) out.added++;
     e.lastSeen = n;
     e.lastTime = time;
     if (e.number < 0) cache.numbering.add(e);
