@@ -19,6 +19,18 @@ export function apiBase(pageUrl: string): string {
   return new URL('.', url).href;
 }
 
+/**
+ * A `links` `next` href as a path under the API base: the href is a path with its query,
+ * or, behind a proxy with `http.external_url`, an absolute URL under that address (the one
+ * this page reached the API by, whose path prefix the base already holds).
+ */
+export function nextPath(href: string, base: string): string {
+  if (!/^https?:/i.test(href)) return href.replace(/^\//, '');
+  const url = new URL(href);
+  const prefix = new URL(base).pathname.replace(/\/?$/, '/');
+  return (url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname.replace(/^\//, '')) + url.search;
+}
+
 /** `{errors: {params: {name: ['is required']}, request: ['…']}}` as `name is required`, `…`. */
 export function errorMessages(body: unknown): string[] {
   const errors = (body as { errors?: unknown } | null)?.errors;
@@ -69,9 +81,9 @@ export class Api {
     return this.request<T>(method, path, body);
   }
 
-  /** Follows a `links` `next` href (a path with its query) as it is given. */
+  /** Follows a `links` `next` href. */
   next<T>(href: string): Promise<T> {
-    return this.request<T>('GET', href.replace(/^\//, ''));
+    return this.request<T>('GET', nextPath(href, this.base));
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -51,4 +51,14 @@ t.test('external_url builds the Location headers', async (t) => {
   t.equal((await s.request('PUT', '/v1/metrics/ext.metric', { json: { description: 'd' } })).status, 204);
   const plain = await startTestServer(t);
   t.equal((await plain.request('PUT', '/v1/metrics/ext.metric', { json: {} })).headers.location, '/v1/metrics/ext.metric', 'unset: paths as before');
+
+  // the next page of a series read: a generic client follows the href as given
+  const time = Math.floor(Date.now() / 1000) - 120;
+  for (const server of [s, plain]) {
+    const posted = await server.request('POST', '/v1/measurements', { json: { time, measurements: Array.from({ length: 101 }, (_, i) => ({ name: 'paged', value: i, tags: { host: `h${i}` } })) } });
+    t.equal(posted.status, 200, posted.text);
+  }
+  const next = async (server: typeof s) => (await server.get(`/v1/measurements/paged?start_time=${time}&end_time=${time}&resolution=1`)).body.links.find((l: { rel: string }) => l.rel === 'next').href as string;
+  t.match(await next(s), /^https:\/\/metrics\.example\.com\/gw\/v1\/measurements\/paged\?/, 'under external_url');
+  t.match(await next(plain), /^\/v1\/measurements\/paged\?/, 'unset: a path');
 });

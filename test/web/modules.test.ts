@@ -7,7 +7,7 @@ import { parseStreamTags, streamTagText } from '../../src/web/charts/tags.js';
 import { formatValue, thresholdColour } from '../../src/web/charts/format.js';
 import { yAxes } from '../../src/web/charts/axes.js';
 import { hashOf, match, parseHash } from '../../src/web/router.js';
-import { apiBase, errorMessages, queryString } from '../../src/web/api.js';
+import { apiBase, errorMessages, nextPath, queryString } from '../../src/web/api.js';
 import { alertState, describeCondition } from '../../src/web/views/alerts.js';
 import { alertUpdate } from '../../src/web/views/alert.js';
 import type { Alert } from '../../src/web/types.js';
@@ -176,4 +176,11 @@ t.test('the hovered value of a line is its latest sample at or before the time, 
     'hosts reporting at other seconds show their value between samples; a stretch without samples shows none');
   t.same([99, 100, 101].map((time) => valueAt({ ...line, points: [{ time: 100, value: 7 }] }, time)), [null, 7, null], 'one sample: only at its time');
   t.equal(valueAt({ ...line, points: [] }, 100), null);
+});
+
+t.test('a next href becomes a path under the API base, bare or absolute behind a proxy', async (t) => {
+  t.equal(nextPath('/v1/measurements/cpu?cursor=abc&resolution=60', 'http://127.0.0.1:8080/'), 'v1/measurements/cpu?cursor=abc&resolution=60');
+  t.equal(nextPath('https://metrics.example.com/gw/v1/measurements/cpu?cursor=abc', 'https://metrics.example.com/gw/'), 'v1/measurements/cpu?cursor=abc', 'the external sub-path is the base\'s own');
+  t.equal(nextPath('https://metrics.example.com/gw/v1/measurements/cpu?cursor=abc', 'https://metrics.example.com/gw'), 'v1/measurements/cpu?cursor=abc', 'a base without its final slash');
+  t.equal(nextPath('https://other.example.com/v1/measurements/cpu?x=1', 'https://metrics.example.com/gw/'), 'v1/measurements/cpu?x=1', 'another prefix: its path, asked of this page\'s API');
 });

@@ -21,6 +21,7 @@ import type { SeriesStore } from '../../tsdb/engine.js';
 import type { CardinalityGuard } from '../../ingest/cardinality.js';
 import type { SelfMetrics } from '../../selfmetrics.js';
 import type { Config } from '../../config/types.js';
+import { externalUrl } from '../external-url.js';
 
 /** What the routes use; `config` is read per request, so a reload applies at once. */
 export interface MeasurementsDeps {
@@ -102,7 +103,10 @@ export function measurementsRoutes(deps: MeasurementsDeps): Router<RequestState>
       return;
     }
     const q = parseSeriesQuery(ctx.params.name!, ctx.querystring, now, retention);
-    const result = await runSeriesQuery(deps, account, q, `${ctx.path}`, queryOptions(ctx, deps.config));
+    // behind a proxy that publishes Gaugeway under a sub-path, a bare path as the `next`
+    // href would lead a client out of it
+    const external = deps.config.http.external_url;
+    const result = await runSeriesQuery(deps, account, q, external ? externalUrl(external, ctx.path) : ctx.path, queryOptions(ctx, deps.config));
     ctx.type = 'application/json';
     ctx.body = seriesJson(result);
   });
