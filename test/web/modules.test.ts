@@ -128,7 +128,8 @@ t.test('each y axis is labelled with its own units', async (t) => {
 });
 
 t.test('values and thresholds', async (t) => {
-  t.same([formatValue(42), formatValue(4.2), formatValue(1 / 3), formatValue(12_345), formatValue(2.5e9, 'B'), formatValue(null), formatValue(NaN)], ['42', '4.2', '0.3333', '12.35k', '2.5G B', '–', '–']);
+  t.same([formatValue(42), formatValue(4.2), formatValue(1 / 3), formatValue(12_345), formatValue(2.5e9, 'B'), formatValue(null), formatValue(NaN)], ['42', '4.2', '0.3333', '12.35k', '2.5 GB', '–', '–']);
+  t.same([formatValue(512, 'B'), formatValue(-12_345, 'req'), formatValue(3e12)], ['512 B', '-12.35 kreq', '3T'], 'units after the prefix, a space before both');
   const th = [{ operator: '>' as const, value: 30, type: 'yellow' as const }, { operator: '>' as const, value: 40, type: 'red' as const }];
   t.equal(thresholdColour(42, th), 'red');
   t.equal(thresholdColour(35, th), 'yellow');

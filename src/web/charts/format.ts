@@ -1,18 +1,21 @@
 // How values and thresholds read on a chart.
 import type { Threshold } from '../types.js';
 
-/** Up to 4 significant digits, with k/M/G/T above ten thousand. */
+/**
+ * Up to 4 significant digits, with k/M/G/T above ten thousand; with units the prefix joins
+ * them as SI writes it (`2.5 GB`, `12.35 kreq`), not `2.5G B`.
+ */
 export function formatValue(v: number | null | undefined, units = ''): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   const abs = Math.abs(v);
   // [from, unit, suffix]: thousands only from ten thousand, so 2048 stays 2048
   const suffixes: [number, number, string][] = [[1e12, 1e12, 'T'], [1e9, 1e9, 'G'], [1e6, 1e6, 'M'], [1e4, 1e3, 'k']];
-  let text: string | undefined;
+  let number = trim(v);
+  let prefix = '';
   for (const [from, unit, suffix] of suffixes) {
-    if (abs >= from) { text = `${trim(v / unit)}${suffix}`; break; }
+    if (abs >= from) { number = trim(v / unit); prefix = suffix; break; }
   }
-  text ??= trim(v);
-  return units ? `${text} ${units}` : text;
+  return units ? `${number} ${prefix}${units}` : `${number}${prefix}`;
 }
 
 function trim(v: number): string {
