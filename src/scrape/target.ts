@@ -146,7 +146,10 @@ export function scrapedLabels(name: string, exposed: readonly string[], target: 
   const labels: LabelSet = new Map([['__name__', name]]);
   for (let i = 0; i < exposed.length; i += 2) if (exposed[i + 1] !== '') labels.set(exposed[i]!, exposed[i + 1]!);
   if (job.honorLabels) {
-    for (const [n, v] of target.labels) if (!labels.has(n)) labels.set(n, v);
+    // An exposed label with an empty value still wins: it means "no such label", so the
+    // target's is not added either (the Pushgateway exposes `instance=""` on pushes
+    // without an instance, so that they do not get its own address, as in Prometheus).
+    for (const [n, v] of target.labels) if (!labels.has(n) && !isExposed(exposed, n)) labels.set(n, v);
   } else {
     const clashes: Array<[string, string]> = [];
     for (const [n, v] of target.labels) {
@@ -159,12 +162,18 @@ export function scrapedLabels(name: string, exposed: readonly string[], target: 
     for (const [n, v] of clashes) {
       let exported = n;
       do exported = `exported_${exported}`;
-      while (labels.has(exported));
+      while (labels.has(exported) || isExposed(exposed, exported));
       labels.set(exported, v);
     }
   }
   if (job.metricRelabelConfigs.length > 0 && !relabel(labels, job.metricRelabelConfigs)) return null;
   return labels;
+}
+
+/** Whether the exposition names label `name`, empty value included (`labels` keeps none). */
+function isExposed(exposed: readonly string[], name: string): boolean {
+  for (let i = 0; i < exposed.length; i += 2) if (exposed[i] === name) return true;
+  return false;
 }
 
 /** Adds the external labels `labels` lacks. */
