@@ -125,7 +125,7 @@ export async function fetchExposition(url: string, job: FetchJob, timeoutMs: num
       current = kept ?? new TargetConnection(target, 0);
       let answer: Exposition | Redirect;
       try {
-        answer = await get(target, job, timeoutMs, current, same);
+        answer = await get(target, job, timeoutMs, current, same, () => timedOut);
       } catch (e) {
         if (timedOut) throw new ScrapeError(`timeout after ${timeoutMs} ms`);
         throw e instanceof ScrapeError ? e : new ScrapeError((e as Error).message);
@@ -156,7 +156,9 @@ const MAX_HEADER_BYTES = 64 * 1024;
 /** What would end a header line early and smuggle in another header or request. */
 const LINE_BREAK = /[\r\n\0]/;
 
-async function get(url: URL, job: FetchJob, timeoutMs: number, connection: TargetConnection, withAuth: boolean): Promise<Exposition | Redirect> {
+async function get(
+  url: URL, job: FetchJob, timeoutMs: number, connection: TargetConnection, withAuth: boolean, timedOut: () => boolean,
+): Promise<Exposition | Redirect> {
   const auth = withAuth ? await authorizationHeader(job) : null;
   if (auth !== null && LINE_BREAK.test(auth)) throw new ScrapeError('the credentials hold a line break or NUL, which no HTTP header can carry');
   const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${USER_AGENT}\r\nAccept: ${SCRAPE_ACCEPT}\r\n`
@@ -165,9 +167,14 @@ async function get(url: URL, job: FetchJob, timeoutMs: number, connection: Targe
   const tooLarge = () => new ScrapeError(limit === job.bodySizeLimit
     ? `body size limit exceeded (${limit} bytes)`
     : `body size limit exceeded (${limit} bytes: Gaugeway's ceiling, which body_size_limit 0 or larger means)`);
+  const tls = url.protocol === 'https:' ? await tlsSettings(job) : null;
+  // The timer closes the exchange in flight; one that fired while the files above were read
+  // (a slow disk, a thread pool busy inflating bodies) closed none, and a request sent now
+  // would wait forever.
+  if (timedOut()) throw new ScrapeError('timed out before the request was sent');
   let answer: HttpAnswer;
   try {
-    answer = await connection.request(request, url.protocol === 'https:' ? await tlsSettings(job) : null, {
+    answer = await connection.request(request, tls, {
       headerBytes: MAX_HEADER_BYTES,
       // A gzipped body is bounded after decompression; before it, by the limit with room
       // for gzip's framing of data that does not compress (a few bytes every 16 kB).
