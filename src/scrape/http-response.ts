@@ -32,6 +32,14 @@ const LF = 0x0a;
 const CR = 0x0d;
 /** a chunk-size line with extensions; real ones are a few bytes */
 const MAX_CHUNK_LINE = 1024;
+/**
+ * A body piece shorter than this is copied into a shared buffer rather than kept as a view
+ * on its read: a view costs a Buffer object (about 100 bytes of heap) whatever its length,
+ * so a target sending 1-byte chunks, or its body a byte a read, held 100 times its body's
+ * size. Real bodies arrive in pieces of kilobytes, kept as views without a copy.
+ */
+const SMALL_PIECE = 1024;
+const GATHER_BYTES = 16 * 1024;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/;
 
@@ -51,6 +59,9 @@ export class ResponseParser {
   private readonly body: Buffer[] = [];
   private bodySize = 0;
   private bodyLimit = Infinity;
+  /** where small body pieces are copied, its first `gathered` bytes not yet in `body` */
+  private gather: Buffer | null = null;
+  private gathered = 0;
   /** bytes left of the body (Content-Length) or of the current chunk */
   private remaining = 0;
   /** a chunk-size or trailer line not yet ended */
@@ -65,6 +76,7 @@ export class ResponseParser {
 
   /** The body, once complete. */
   bodyBuffer(): Buffer {
+    if (this.gathered > 0) this.flushGathered();
     return this.body.length === 1 ? this.body[0] : Buffer.concat(this.body, this.bodySize);
   }
 
@@ -119,7 +131,25 @@ export class ResponseParser {
     if (n === 0) return;
     this.bodySize += n;
     if (this.bodySize > this.bodyLimit) throw new BodyTooLargeError(this.bodyLimit);
-    this.body.push(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+    if (n >= SMALL_PIECE) {
+      if (this.gathered > 0) this.flushGathered();
+      this.body.push(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+      return;
+    }
+    if (this.gather === null || this.gathered + n > this.gather.length) {
+      if (this.gathered > 0) this.flushGathered();
+      this.gather = Buffer.allocUnsafe(GATHER_BYTES);
+    }
+    chunk.copy(this.gather, this.gathered, at, at + n);
+    this.gathered += n;
+  }
+
+  /** Moves the gathered small pieces into the body; the rest of the buffer gathers the next ones. */
+  private flushGathered(): void {
+    const gather = this.gather!;
+    this.body.push(gather.subarray(0, this.gathered));
+    this.gather = gather.subarray(this.gathered);
+    this.gathered = 0;
   }
 
   private readHead(chunk: Buffer, at: number): number {

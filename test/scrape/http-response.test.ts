@@ -2,6 +2,8 @@
 // malformed answers, with every response also fed split at each byte (a TCP read may end
 // anywhere).
 import t from 'tap';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { ResponseParser, HttpResponseError, BodyTooLargeError, type ResponseLimits } from '../../src/scrape/http-response.js';
 
 const limits = (bodyBytes = 1 << 20, headerBytes = 1024): ResponseLimits => ({ headerBytes, bodyBytes: () => bodyBytes });
@@ -108,4 +110,39 @@ t.test('a connection closed early ends only a body that runs to the close', asyn
   t.equal(chunked.done, false, 'no last chunk');
   const nothing = new ResponseParser(limits());
   t.same([nothing.end(), nothing.started], [false, false], 'not a byte: the request may be sent again');
+});
+
+t.test('a body sent in tiny pieces holds about its own size, not a Buffer object a piece', async (t) => {
+  // V8's collector, to measure what the parser holds after it ran
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const held = (make: () => ResponseParser): number => {
+    gc();
+    const before = process.memoryUsage();
+    const p = make();
+    gc();
+    const after = process.memoryUsage();
+    t.equal(p.complete, true);
+    return after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers;
+  };
+  const size = 1 << 20;
+  // a chunked body of 1-byte chunks, read in 64 kB pieces
+  const chunked = Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'1\r\nx\r\n'.repeat(size)}0\r\n\r\n`, 'latin1');
+  const tiny = held(() => {
+    const p = new ResponseParser(limits(size));
+    for (let at = 0; at < chunked.length; at += 65536) p.push(chunked.subarray(at, at + 65536));
+    return p;
+  });
+  t.ok(tiny < 4 * size, `1 MiB of 1-byte chunks holds ${(tiny / 1048576).toFixed(1)} MiB`);
+  // a body trickled a byte a read
+  const trickled = held(() => {
+    const p = new ResponseParser(limits(size));
+    p.push(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${size}\r\n\r\n`));
+    const byte = Buffer.from('x');
+    for (let i = 0; i < size; i++) p.push(Buffer.from(byte));
+    return p;
+  });
+  t.ok(trickled < 4 * size, `1 MiB a byte a read holds ${(trickled / 1048576).toFixed(1)} MiB`);
+  const p = feed(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'3\r\nab\n\r\n'.repeat(3)}800\r\n${'y'.repeat(2048)}\r\n1\r\nz\r\n0\r\n\r\n`).p;
+  t.equal(p.bodyBuffer().toString(), `${'ab\n'.repeat(3)}${'y'.repeat(2048)}z`, 'small and large pieces in their order');
 });
