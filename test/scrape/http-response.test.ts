@@ -146,3 +146,31 @@ t.test('a body sent in tiny pieces holds about its own size, not a Buffer object
   const p = feed(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'3\r\nab\n\r\n'.repeat(3)}800\r\n${'y'.repeat(2048)}\r\n1\r\nz\r\n0\r\n\r\n`).p;
   t.equal(p.bodyBuffer().toString(), `${'ab\n'.repeat(3)}${'y'.repeat(2048)}z`, 'small and large pieces in their order');
 });
+
+t.test('headers trickled a byte a read are copied about once, not once a byte', async (t) => {
+  // what the parser copies: Buffer.concat and Buffer#copy, the ways a Buffer's bytes move
+  let copied = 0;
+  const concat = Buffer.concat;
+  const copy = Buffer.prototype.copy;
+  Buffer.concat = function (list: readonly Uint8Array[], length?: number) {
+    const out = concat.call(Buffer, list, length);
+    copied += out.length;
+    return out;
+  } as typeof Buffer.concat;
+  Buffer.prototype.copy = function (this: Buffer, ...args: Parameters<Buffer['copy']>) {
+    const n = copy.apply(this, args);
+    copied += n;
+    return n;
+  };
+  t.teardown(() => { Buffer.concat = concat; Buffer.prototype.copy = copy; });
+  let head = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n';
+  while (head.length < 60_000) head += `X-Pad: ${'p'.repeat(500)}\r\n`;
+  const bytes = Buffer.from(`${head}\r\nok`, 'latin1');
+  const p = new ResponseParser(limits(10, 64 * 1024));
+  for (let i = 0; i < bytes.length; i++) p.push(bytes.subarray(i, i + 1));
+  Buffer.concat = concat;
+  Buffer.prototype.copy = copy;
+  t.equal(p.bodyBuffer().toString(), 'ok');
+  t.equal(p.headers.get('x-pad')?.split(', ').length, head.split('X-Pad').length - 1, 'every header line read');
+  t.ok(copied < 4 * bytes.length, `${bytes.length} bytes of head, ${copied} copied`);
+});
