@@ -97,7 +97,7 @@ export class TargetConnection {
     socket.on('data', (chunk: Buffer) => { if (socket === this.socket) this.onData(chunk); });
     socket.on('end', () => { if (socket === this.socket) this.onEnd(); });
     socket.on('error', (e: NodeJS.ErrnoException) => { if (socket === this.socket) this.onError(e); });
-    socket.on('close', () => { if (socket === this.socket) this.drop(new Error('the connection closed before the body ended')); });
+    socket.on('close', () => { if (socket === this.socket) this.drop(closedEarly(this.exchange?.parser)); });
     return socket;
   }
 
@@ -129,7 +129,7 @@ export class TargetConnection {
       this.finish(exchange);
       return;
     }
-    this.drop(exchange.reused && !exchange.parser.started ? new StaleConnection() : new Error('the connection closed before the body ended'));
+    this.drop(exchange.reused && !exchange.parser.started ? new StaleConnection() : closedEarly(exchange.parser));
   }
 
   private onError(e: NodeJS.ErrnoException): void {
@@ -164,6 +164,14 @@ export class TargetConnection {
     this.exchange = null;
     if (exchange) exchange.reject(error ?? new Error('the connection was closed'));
   }
+}
+
+/** What the targets page says of a connection closed before the answer ended: how far it got. */
+function closedEarly(parser: ResponseParser | undefined): Error {
+  if (parser === undefined || !parser.started) return new Error('the server closed the connection without answering');
+  // the status is set once the final (not 1xx) head is read
+  if (parser.status === 0) return new Error('the connection closed before the response headers ended');
+  return new Error('the connection closed before the body ended');
 }
 
 /** The server's Keep-Alive `timeout=N` wins when shorter, less a margin against the race of its close. */

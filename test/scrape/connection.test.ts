@@ -76,7 +76,7 @@ t.test('a server that closes a kept connection without saying so: the request is
   const silent = net.createServer((socket) => socket.on('data', () => socket.destroy()));
   const silentPort = await listen(t, silent);
   const silentCount = counted(silent);
-  await t.rejects(fetchExposition(`http://127.0.0.1:${silentPort}/metrics`, job, 5000), { name: 'ScrapeError', message: 'the connection closed before the body ended' });
+  await t.rejects(fetchExposition(`http://127.0.0.1:${silentPort}/metrics`, job, 5000), { name: 'ScrapeError', message: 'the server closed the connection without answering' });
   t.equal(silentCount.connections, 1, 'tried once');
 });
 
