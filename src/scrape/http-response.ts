@@ -198,13 +198,19 @@ export class ResponseParser {
     const status = STATUS_LINE.exec(stripCr(lines[0]));
     if (!status) throw new HttpResponseError(`malformed status line ${JSON.stringify(stripCr(lines[0]).slice(0, 80))}`);
     const headers = new Map<string, string>();
+    let key = '';
     for (let i = 1; i < lines.length; i++) {
       const line = stripCr(lines[i]);
+      if ((line[0] === ' ' || line[0] === '\t') && key !== '') {
+        // obsolete line folding continues the header above: RFC 9112 5.2 has a user agent
+        // read it as a space, and Go's client (Prometheus's) accepts it
+        headers.set(key, `${headers.get(key)} ${line.trim()}`.trim());
+        continue;
+      }
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
-      // a line starting with white space is obsolete folding, which RFC 9112 lets a client refuse
       if (!TOKEN.test(name)) throw new HttpResponseError(`malformed header line ${JSON.stringify(line.slice(0, 80))}`);
-      const key = name.toLowerCase();
+      key = name.toLowerCase();
       const value = line.slice(colon + 1).trim();
       const seen = headers.get(key);
       headers.set(key, seen === undefined ? value : `${seen}, ${value}`);
