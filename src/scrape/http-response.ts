@@ -240,12 +240,19 @@ export class ResponseParser {
     const te = this.headers.get('transfer-encoding');
     if (te !== undefined) {
       const codings = tokens(te);
-      if (codings.at(-1) === 'chunked') {
-        if (codings.length > 1) throw new HttpResponseError(`unsupported Transfer-Encoding "${te}"`);
+      if (codings.length === 1 && codings[0] === 'chunked') {
         this.state = State.ChunkSize;
-      } else {
+        // with a Content-Length too, the two framings may be a desync attempt (RFC 9112 6.3):
+        // chunked wins, and the connection carries nothing more
+        if (this.headers.has('content-length')) this.keepAlive = false;
+      } else if (codings.every((coding) => coding === 'identity')) {
+        // RFC 2616's no-op coding: the body runs to the close
         this.state = State.UntilClose;
         this.keepAlive = false;
+      } else {
+        // gzip and the like, chunked or not: Go's client refuses them too (read to the close,
+        // the parser would be handed compressed bytes)
+        throw new HttpResponseError(`unsupported Transfer-Encoding "${te.slice(0, 40)}"`);
       }
       return;
     }
@@ -272,7 +279,8 @@ export class ResponseParser {
     const semicolon = this.line.indexOf(';');
     const size = stripCr(semicolon === -1 ? this.line : this.line.slice(0, semicolon)).trim();
     this.line = '';
-    if (!/^[0-9a-fA-F]{1,12}$/.test(size)) throw new HttpResponseError(`malformed chunked body: chunk size ${JSON.stringify(size.slice(0, 20))}`);
+    // leading zeros as Go's client reads them; 12 more digits are 256 TB, past any limit
+    if (!/^0*[0-9a-fA-F]{1,12}$/.test(size)) throw new HttpResponseError(`malformed chunked body: chunk size ${JSON.stringify(size.slice(0, 20))}`);
     this.remaining = parseInt(size, 16);
     this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
     return lf + 1;
