@@ -79,7 +79,7 @@ export class SelfMetrics {
 
   readonly scrapeRefused = new Counter({
     name: 'gaugeway_scrape_samples_refused_total',
-    help: 'Scraped samples not stored, by job and reason (not_finite, metric_name, too_many_tags, time_out_of_range, duplicate, type_conflict, series_limit)',
+    help: 'Scraped samples not stored, by job and reason (not_finite, too_large, metric_name, too_many_tags, time_out_of_range, duplicate, out_of_order, type_conflict, series_limit)',
     labelNames: ['job', 'reason'] as const,
     registers: [this.registry],
   });
