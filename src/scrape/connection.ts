@@ -134,7 +134,7 @@ export class TargetConnection {
 
   private onError(e: NodeJS.ErrnoException): void {
     const exchange = this.exchange;
-    this.drop(exchange?.reused && !exchange.parser.started && STALE_CODES.has(e.code ?? '') ? new StaleConnection() : e);
+    this.drop(exchange?.reused && !exchange.parser.started && STALE_CODES.has(e.code ?? '') ? new StaleConnection() : readable(e));
   }
 
   private finish(exchange: Exchange): void {
@@ -164,6 +164,16 @@ export class TargetConnection {
     this.exchange = null;
     if (exchange) exchange.reject(error ?? new Error('the connection was closed'));
   }
+}
+
+/**
+ * OpenSSL's messages carry its thread, error code, function and source file ("80DC02561D7F0000:
+ * error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/...");
+ * the targets page shows the reason alone.
+ */
+function readable(e: Error): Error {
+  const reason = /:error:[0-9A-F]+:[^:]*:[^:]*:([^:\n]+)/.exec(e.message)?.[1];
+  return reason === undefined ? e : new Error(`TLS: ${reason}`);
 }
 
 /** What the targets page says of a connection closed before the answer ended: how far it got. */

@@ -43,3 +43,12 @@ t.test('a target that closes early: the error says how far its answer got', asyn
     await t.rejects(fetchExposition(`http://127.0.0.1:${port}/metrics`, job, 5000), { name: 'ScrapeError', message }, name);
   }
 });
+
+t.test('TLS to a target serving plain HTTP: the reason, without OpenSSL\'s codes and source files', async (t) => {
+  // a plain HTTP server answers the ClientHello with a 400, which is no TLS record
+  const server = net.createServer((s) => { s.on('error', () => {}); s.once('data', () => s.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const plain = (server.address() as net.AddressInfo).port;
+  await t.rejects(fetchExposition(`https://127.0.0.1:${plain}/metrics`, job, 5000), { name: 'ScrapeError', message: 'TLS: wrong version number' });
+});
