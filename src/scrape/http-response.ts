@@ -74,6 +74,8 @@ export class ResponseParser {
   /** a chunk-size or trailer line not yet ended */
   private line = '';
   private trailerBytes = 0;
+  /** the 1xx heads read so far */
+  private informationalBytes = 0;
 
   constructor(private readonly limits: ResponseLimits) {}
 
@@ -219,6 +221,9 @@ export class ResponseParser {
     if (code < 200) {
       // 100 Continue and 103 Early Hints come before the answer; 101 would change protocol
       if (code === 101) throw new HttpResponseError('the server switched protocols');
+      // within the header limit all together, or a target could send them until the timeout
+      this.informationalBytes += text.length;
+      if (this.informationalBytes > this.limits.headerBytes) throw new HttpResponseError('too many 1xx informational responses');
       return;
     }
     this.version = Number(status[1]);

@@ -108,6 +108,8 @@ t.test('malformed answers are errors that say what is wrong', async (t) => {
   t.throws(() => feed(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(2000)}`), { message: 'response headers larger than 1024 bytes' }, 'headers without end past the limit');
   t.throws(() => feed(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(2000)}\r\n\r\n`), { message: 'response headers larger than 1024 bytes' }, 'headers past the limit in one read');
   t.throws(() => feed(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${'X-T: 1\r\n'.repeat(200)}`), { message: 'response trailers larger than 1024 bytes' });
+  t.throws(() => feed('HTTP/1.1 100 Continue\r\n\r\n'.repeat(100)), { message: 'too many 1xx informational responses' },
+    'an endless run of 1xx heads is cut at the header limit, as Go cuts it, not read until the timeout');
   t.ok(new HttpResponseError('x') instanceof Error);
 });
 
