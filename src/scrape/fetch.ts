@@ -153,14 +153,18 @@ export async function fetchExposition(url: string, job: FetchJob, timeoutMs: num
 /** Response headers of real exporters are a few hundred bytes; Node's own limit is 16 KiB. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
-/** What would end a header line early and smuggle in another header or request. */
-const LINE_BREAK = /[\r\n\0]/;
+/**
+ * What a header value cannot carry (RFC 9110 5.5): a line break would end it early and
+ * smuggle in another header or request, other control characters are refused by servers,
+ * and a character past Latin-1 would be cut to its low byte by the request's encoding.
+ */
+const NOT_HEADER_TEXT = /[^\t\x20-\x7e\x80-\xff]/;
 
 async function get(
   url: URL, job: FetchJob, timeoutMs: number, connection: TargetConnection, withAuth: boolean, timedOut: () => boolean,
 ): Promise<Exposition | Redirect> {
   const auth = withAuth ? await authorizationHeader(job) : null;
-  if (auth !== null && LINE_BREAK.test(auth)) throw new ScrapeError('the credentials hold a line break or NUL, which no HTTP header can carry');
+  if (auth !== null && NOT_HEADER_TEXT.test(auth)) throw new ScrapeError('the credentials hold a character no HTTP header can carry (a line break, another control character, or one beyond Latin-1)');
   const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${USER_AGENT}\r\nAccept: ${SCRAPE_ACCEPT}\r\n`
     + `Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: ${timeoutMs / 1000}\r\n${auth === null ? '' : `Authorization: ${auth}\r\n`}\r\n`, 'latin1');
   const limit = effectiveBodyLimit(job.bodySizeLimit);

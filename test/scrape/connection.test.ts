@@ -128,8 +128,14 @@ t.test('the request: path and query, Host, Prometheus\'s headers, credentials', 
   const dir = tempDir(t);
   const file = join(dir, 'token');
   writeFileSync(file, 'tok\r\nX-Injected: 1\n');
+  const refused = 'the credentials hold a character no HTTP header can carry (a line break, another control character, or one beyond Latin-1)';
   await t.rejects(fetchExposition(`http://127.0.0.1:${port}/`, { ...job, authorization: { type: 'Bearer', credentials: null, credentialsFile: file } }, 3000),
-    { message: 'the credentials hold a line break or NUL, which no HTTP header can carry' }, 'a credentials file that would add a header is refused, not sent');
+    { message: refused }, 'a credentials file that would add a header is refused, not sent');
+  const bearer = (credentials: string) => fetchExposition(`http://127.0.0.1:${port}/`, { ...job, authorization: { type: 'Bearer', credentials, credentialsFile: null } }, 3000);
+  await t.rejects(bearer('tok€'), { message: refused }, 'past Latin-1: it would be sent cut to its low byte');
+  await t.rejects(bearer('tok'), { message: refused }, 'a control character');
+  await bearer('toké x');
+  t.equal((seen as unknown as http.IncomingMessage).headers.authorization, 'Bearer toké x', 'Latin-1 and spaces are header text');
 });
 
 t.test('gzip: inflated on the way in and bounded by body_size_limit after inflating', async (t) => {
