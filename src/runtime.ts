@@ -139,7 +139,8 @@ export async function createRuntime(config: Config, log: Logger, metrics = new S
     retryInitialMs: rt.config.notifications.retry_initial_ms, maxAgeMs: rt.config.notifications.retry_max_age * 1000,
   }), alertLog);
   metrics.watchOutbox(() => outbox.length);
-  const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, outbox, (account) => accounts.accountById(account)?.email ?? String(account), alertLog);
+  const alertEngine = new AlertEngine(alerts, new AlertStates(store), engine, commit, outbox, (account) => accounts.accountById(account)?.email ?? String(account),
+    async (account, metric) => (await catalog.get(account, metric))?.type, alertLog);
   const rt: Runtime = {
     config, log, store, commit, disk, accounts, metrics, jobs, catalog, engine, retention, outbox,
     spaces: new Spaces(store, commit, async (account, metric) => {

@@ -9,6 +9,12 @@ export function payload(n) {
     // for it match on that value; the reason shows in the mail and Slack texts
     return { alert: n.alert, account: n.account, trigger_time: n.time, clear: 'normal', incident_key: n.incident_key };
   }
+  if (n.alert.version === 1 && n.legacy) {
+    // a version 1 (source-era) alert's trigger is Librato's legacy payload: one metric,
+    // `measurement` the first of `measurements`, no account, incident key or conditions
+    const { metric, measurements } = n.legacy;
+    return { alert: n.alert, metric, measurement: measurements[0] ?? null, measurements, trigger_time: n.time };
+  }
   return {
     alert: n.alert, account: n.account, trigger_time: n.time, incident_key: n.incident_key,
     conditions: n.conditions, violations: n.violations, triggered_by_user_test: n.triggered_by_user_test,

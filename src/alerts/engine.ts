@@ -16,7 +16,7 @@ import type { Verdict } from './evaluate.js';
 import { AUTO_CLEAR_SECONDS, MAX_READ_SPAN, PATIENT, RoundReads, conditionVerdicts } from './streams.js';
 import { previewAlert, type Preview } from './preview.js';
 import { AlertStates, freshState, type AlertState } from './state.js';
-import { alertNotification } from './notification.js';
+import { alertNotification, type MetricTypes } from './notification.js';
 import type { Outbox, OutboxEntry } from '../notifiers/outbox.js';
 import type { Notification } from '../notifiers/plugin.js';
 import type { WriteOp } from '../store/commit.js';
@@ -48,6 +48,8 @@ export class AlertEngine {
     private readonly commit: CommitQueue,
     private readonly outbox: Outbox,
     private readonly accountEmail: (accountId: number) => string,
+    /** a metric's type (a version 1 trigger names it), undefined for one not in the catalogue */
+    private readonly metricType: (accountId: number, metric: string) => Promise<'gauge' | 'counter' | 'composite' | undefined>,
     private readonly log: Logger,
     private readonly clock: Clock = () => Math.floor(Date.now() / 1000),
   ) {
@@ -304,14 +306,16 @@ export class AlertEngine {
       const remembered = this.lastData.get(key);
       if (remembered !== undefined && (s.last_data_at === null || remembered > s.last_data_at)) s.last_data_at = remembered;
       if (s.last_data_at !== null) this.lastData.set(key, s.last_data_at);
-      notifications = this.transition(account, alert, s, holds, now);
+      // version 1 triggers name their metric's type (Librato's legacy payload)
+      const metricTypes = alert.version === 1 ? await this.metricTypesOf(account, alert) : undefined;
+      notifications = this.transition(account, alert, s, holds, now, metricTypes);
     }
     if (notifications.length === 0 && !changed(before, s)) return null;
     return this.prepareSave(account, alert, s, notifications);
   }
 
   /** Trigger, repeat after rearm, clear (normal or auto): the notifications the new state calls for. */
-  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): Notification[] {
+  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number, metricTypes?: MetricTypes): Notification[] {
     const email = this.accountEmail(account);
     if (s.status === 'triggered' && s.last_data_at !== null && now - s.last_data_at >= AUTO_CLEAR_SECONDS) {
       Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: stillArmed(s, alert, now) });
@@ -343,7 +347,17 @@ export class AlertEngine {
     s.last_notified_at = now;
     s.notified_data_at = newestData;
     for (const k of streams) s.stream_notified_at[k] = now;
-    return [alertNotification('trigger', alert, email, s, now)];
+    return [alertNotification('trigger', alert, email, s, now, metricTypes)];
+  }
+
+  /** The types of the metrics an alert's conditions watch (a composite cannot be one: it is left out). */
+  private async metricTypesOf(account: number, alert: AlertRecord): Promise<MetricTypes> {
+    const types = new Map<string, 'gauge' | 'counter'>();
+    for (const c of alert.conditions) {
+      const type = await this.metricType(account, c.metric_name);
+      if (type === 'gauge' || type === 'counter') types.set(canonicalMetricName(c.metric_name), type);
+    }
+    return types;
   }
 }
 

@@ -26,6 +26,23 @@ export interface Violation {
   end?: number;
 }
 
+/** One measurement of a version 1 trigger: a stream's value and the source it came from. */
+export interface LegacyMeasurement {
+  value: number;
+  /** the stream's source (`unassigned` for none, the `tag=value,...` identity for other tags) */
+  source: string;
+}
+
+/**
+ * What Librato's payload for a version 1 (source-era) alert carried beyond the alert and
+ * the trigger time: one metric and its measurements by source, the most severe first (at
+ * most 20). docs/alerts.md says how Gaugeway fills it where Librato's sources are silent.
+ */
+export interface LegacyTrigger {
+  metric: { name: string; type: 'gauge' | 'counter' };
+  measurements: LegacyMeasurement[];
+}
+
 /** One notification, in the terms of Librato's webhook payload (trigger or clear). */
 export interface Notification {
   kind: 'trigger' | 'clear';
@@ -41,6 +58,11 @@ export interface Notification {
   triggered_by_user_test: boolean;
   /** why a clear happened */
   clear?: 'normal' | 'auto' | 'manual';
+  /**
+   * only on triggers of version 1 alerts: the legacy payload's metric and measurements
+   * (the webhook sends them instead of conditions and violations, as Librato did)
+   */
+  legacy?: LegacyTrigger;
 }
 
 export interface DeliveryContext {

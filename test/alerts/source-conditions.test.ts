@@ -23,8 +23,10 @@ t.test('a condition\'s source pattern picks the sources posted with POST /v1/met
   ] } });
   t.equal(r.status, 200);
   await x.evaluate(x.t0 + 20);
-  const byName = Object.fromEntries(x.payloads().map((p) => [p.alert.name, Object.keys(p.violations).sort()]));
-  t.same(byName, { 'db.load': ['source=db1'], 'any.load': ['source=db1', 'source=web1'] });
+  // db.load is a version 1 alert: its webhook payload is the legacy one, by source (v1-webhook.test.ts)
+  const streams = (p: Record<string, any>) => (p.alert.version === 1 ? p.measurements.map((m: { source: string }) => m.source) : Object.keys(p.violations)).sort(); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const byName = Object.fromEntries(x.payloads().map((p) => [p.alert.name, streams(p)]));
+  t.same(byName, { 'db.load': ['db1'], 'any.load': ['source=db1', 'source=web1'] });
 });
 
 t.test('a source pattern with a tag filter on source too, or an invalid one, is a 400 naming the condition', async (t) => {
