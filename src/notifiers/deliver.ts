@@ -78,17 +78,22 @@ export async function deliverOnce(
   }
 }
 
-/** What POST /v1/services/:id/test sends: a trigger marked as a user's test. */
-export function testNotification(account: string, serviceId: number, nowSeconds: number): Notification {
+/**
+ * What POST /v1/services/:id/test sends: a trigger marked as a user's test, of a version 2
+ * alert, or of a version 1 one (Librato's legacy payload) for receivers of source-era alerts.
+ */
+export function testNotification(account: string, serviceId: number, nowSeconds: number, version: 1 | 2 = 2): Notification {
+  const stream = version === 1 ? 'source=test' : 'host=test';
   return {
     kind: 'trigger',
-    alert: { id: 0, name: 'gaugeway.test', description: 'A test notification sent from Gaugeway; no action is required.', runbook_url: null, version: 2 },
+    alert: { id: 0, name: 'gaugeway.test', description: 'A test notification sent from Gaugeway; no action is required.', runbook_url: null, version },
     account,
     time: nowSeconds,
     incident_key: `gaugeway-test-${serviceId}-${nowSeconds}`,
     conditions: [{ id: 0, type: 'above', threshold: 0, summary_function: 'average' }],
-    violations: { 'host=test': [{ metric: 'gaugeway.test', value: 1, recorded_at: nowSeconds, condition_violated: 0 }] },
+    violations: { [stream]: [{ metric: 'gaugeway.test', value: 1, recorded_at: nowSeconds, condition_violated: 0 }] },
     triggered_by_user_test: true,
+    ...(version === 1 ? { legacy: { metric: { name: 'gaugeway.test', type: 'gauge' }, measurements: [{ value: 1, source: 'test' }] } } : {}),
   };
 }
 

@@ -110,3 +110,21 @@ t.test('version 2 alerts keep the version 2 trigger', async (t) => {
   await x.evaluate(x.t0 + 20);
   t.same(Object.keys(x.payloads()[0]!), ['alert', 'account', 'trigger_time', 'incident_key', 'conditions', 'violations', 'triggered_by_user_test']);
 });
+
+t.test('POST /v1/services/:id/test with version 1 sends the legacy payload; version 2 (the default) the usual one', async (t) => {
+  const x = await setup(t);
+  const v1 = await x.s.request('POST', `/v1/services/${x.sid}/test`, { json: { version: 1 } });
+  t.match(v1.body, { status: 'sent' });
+  const legacy = x.payloads()[0]!;
+  t.same(Object.keys(legacy), ['alert', 'metric', 'measurement', 'measurements', 'trigger_time']);
+  t.match(legacy, { alert: { id: 0, name: 'gaugeway.test', version: 1 }, metric: { name: 'gaugeway.test', type: 'gauge' }, measurement: { value: 1, source: 'test' }, measurements: [{ value: 1, source: 'test' }] });
+  const form = await x.s.request('POST', `/v1/services/${x.sid}/test`, { form: 'version=1' });
+  t.match(form.body, { status: 'sent' });
+  t.same(Object.keys(x.payloads()[1]!), ['alert', 'metric', 'measurement', 'measurements', 'trigger_time'], 'a form says it too');
+  t.match((await x.s.request('POST', `/v1/services/${x.sid}/test`)).body, { status: 'sent' });
+  t.match(x.payloads()[2], { alert: { version: 2 }, triggered_by_user_test: true, violations: { 'host=test': [{}] } }, 'no body: a version 2 test');
+  const bad = await x.s.request('POST', `/v1/services/${x.sid}/test`, { json: { version: 3 } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { errors: { params: { version: [/./] } } });
+  t.equal(x.payloads().length, 3, 'a refused test sends nothing');
+});

@@ -24,6 +24,17 @@ const validate = bodyValidator<ServiceInput>({
   },
 });
 
+// POST /:id/test: which version of alert the test notification plays (version 1: Librato's legacy payload)
+const validateTest = bodyValidator<{ version?: 1 | 2 }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { version: { enum: [1, 2] } },
+}, {
+  type: 'object',
+  additionalProperties: false,
+  properties: { version: { type: 'integer', enum: [1, 2] } },
+});
+
 export interface ServicesDeps {
   services: Services;
   plugins: PluginRegistry;
@@ -71,9 +82,10 @@ export function servicesRoutes(deps: ServicesDeps): Router<RequestState> {
   r.post('/:id/test', async (ctx) => {
     const account = accountId(ctx);
     const s = await deps.services.get(account, id(ctx));
+    const { version = 2 } = validateTest(body(ctx), isForm(ctx));
     const nowMs = Date.now();
     const email = deps.accounts.accountById(account)?.email ?? String(account);
-    const outcome = await deliverOnce(deps.plugins, s, testNotification(email, s.id, Math.floor(nowMs / 1000)), {
+    const outcome = await deliverOnce(deps.plugins, s, testNotification(email, s.id, Math.floor(nowMs / 1000), version), {
       timeoutMs: deps.config.notifications.timeout_ms, idempotencyKey: `test-${s.id}-${nowMs}`,
       externalUrl: deps.config.http.external_url, log: deps.log, pluginConfig: { mail: deps.config.notifications.mail }, policy: deps.urlPolicy,
     });
