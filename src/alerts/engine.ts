@@ -306,16 +306,20 @@ export class AlertEngine {
       const remembered = this.lastData.get(key);
       if (remembered !== undefined && (s.last_data_at === null || remembered > s.last_data_at)) s.last_data_at = remembered;
       if (s.last_data_at !== null) this.lastData.set(key, s.last_data_at);
-      // version 1 triggers name their metric's type (Librato's legacy payload)
-      const metricTypes = alert.version === 1 ? await this.metricTypesOf(account, alert) : undefined;
-      notifications = this.transition(account, alert, s, holds, now, metricTypes);
+      notifications = this.transition(account, alert, s, holds, now);
+      // a version 1 trigger names its metric's type (Librato's legacy payload): looked up
+      // only then, so evaluations that send nothing never wait on the catalogue (a delete)
+      if (alert.version === 1 && notifications.some((n) => n.kind === 'trigger')) {
+        const metricTypes = await this.metricTypesOf(account, alert);
+        notifications = notifications.map((n) => (n.kind === 'trigger' ? alertNotification('trigger', alert, n.account, s, now, metricTypes) : n));
+      }
     }
     if (notifications.length === 0 && !changed(before, s)) return null;
     return this.prepareSave(account, alert, s, notifications);
   }
 
   /** Trigger, repeat after rearm, clear (normal or auto): the notifications the new state calls for. */
-  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number, metricTypes?: MetricTypes): Notification[] {
+  private transition(account: number, alert: AlertRecord, s: AlertState, holds: boolean, now: number): Notification[] {
     const email = this.accountEmail(account);
     if (s.status === 'triggered' && s.last_data_at !== null && now - s.last_data_at >= AUTO_CLEAR_SECONDS) {
       Object.assign(s, { status: 'ok', cleared_at: now, cleared_by: 'auto', violations: {}, stream_notified_at: stillArmed(s, alert, now) });
@@ -347,7 +351,7 @@ export class AlertEngine {
     s.last_notified_at = now;
     s.notified_data_at = newestData;
     for (const k of streams) s.stream_notified_at[k] = now;
-    return [alertNotification('trigger', alert, email, s, now, metricTypes)];
+    return [alertNotification('trigger', alert, email, s, now)];
   }
 
   /** The types of the metrics an alert's conditions watch (a composite cannot be one: it is left out). */
