@@ -201,12 +201,14 @@ export class ResponseParser {
     if (!status) throw new HttpResponseError(`malformed status line ${JSON.stringify(stripCr(lines[0]).slice(0, 80))}`);
     const headers = new Map<string, string>();
     let key = '';
+    /** the header being read is a repeat of a single-valued one: its lines are dropped */
+    let dropping = false;
     for (let i = 1; i < lines.length; i++) {
       const line = stripCr(lines[i]);
       if ((line[0] === ' ' || line[0] === '\t') && key !== '') {
         // obsolete line folding continues the header above: RFC 9112 5.2 has a user agent
         // read it as a space, and Go's client (Prometheus's) accepts it
-        headers.set(key, `${headers.get(key)} ${line.trim()}`.trim());
+        if (!dropping) headers.set(key, `${headers.get(key)} ${line.trim()}`.trim());
         continue;
       }
       const colon = line.indexOf(':');
@@ -215,7 +217,8 @@ export class ResponseParser {
       key = name.toLowerCase();
       const value = line.slice(colon + 1).trim();
       const seen = headers.get(key);
-      headers.set(key, seen === undefined ? value : `${seen}, ${value}`);
+      dropping = seen !== undefined && FIRST_VALUE_ONLY.has(key);
+      if (!dropping) headers.set(key, seen === undefined ? value : `${seen}, ${value}`);
     }
     const code = Number(status[2]);
     if (code < 200) {
@@ -304,6 +307,13 @@ export class ResponseParser {
     return lf + 1;
   }
 }
+
+/**
+ * Headers that hold one value, not a list: a repeat is not joined to the first (a joined
+ * Location is no address, a joined Content-Type no media type). The first counts, as
+ * Prometheus reads them (Go's Header.Get).
+ */
+const FIRST_VALUE_ONLY: ReadonlySet<string> = new Set(['location', 'content-type', 'content-encoding']);
 
 /** Where the blank line after the headers starts and the bytes after it begin. */
 function headEnd(buf: Buffer, from: number): { start: number; next: number } | null {

@@ -74,6 +74,10 @@ t.test('headers: names in lower case, repeats joined, Transfer-Encoding over Con
   // RFC 9112 5.2: a user agent reads obsolete line folding as a space, as Go's client does
   const folded = feed('HTTP/1.1 200 OK\r\nX-A: 1\r\n  2\r\n\t3 \r\nContent-Length: 2\r\n\r\nok').p;
   t.same([folded.headers.get('x-a'), folded.bodyBuffer().toString()], ['1 2 3', 'ok'], 'a folded header value');
+  // single-valued headers: the first counts, as Go's Header.Get reads it
+  const twice = feed('HTTP/1.1 302 Found\r\nLocation: /a\r\nContent-Type: text/plain\r\nlocation: /b\r\n  more\r\nContent-Type: text/html\r\n'
+    + 'Content-Encoding: gzip\r\nContent-Encoding: br\r\nContent-Length: 0\r\n\r\n').p;
+  t.same(['location', 'content-type', 'content-encoding'].map((h) => twice.headers.get(h)), ['/a', 'text/plain', 'gzip'], 'a repeated Location, Content-Type or Content-Encoding');
 });
 
 t.test('a body past its limit stops as the bytes arrive', async (t) => {
