@@ -95,6 +95,14 @@ export class MetricCatalog {
    * metric answered 404 once the delete landed.
    */
   private readonly deleting = new Map<string, Promise<void>>();
+  /**
+   * Deletes begun, per account, counted. A write that checked its metrics, then waited
+   * (for the microtask queue, say) before appending, compares this count: a delete that
+   * began meanwhile may have taken the metric's series out of the engine already, and an
+   * append now would store points under a metric the delete is removing (fresh series that
+   * a later metric of that name would find again).
+   */
+  private readonly deletesBegun = new Map<number, number>();
 
   constructor(store: Store, private readonly commit: CommitQueue) {
     this.records = new Collection<MetricRecord>(store, 'metrics');
@@ -136,6 +144,11 @@ export class MetricCatalog {
     if (this.deleting.size) return WAIT;
     const metrics = this.cache.get(accountId);
     return metrics ? metrics.get(metricKey(name)) : WAIT;
+  }
+
+  /** How many deletes of the account's metrics have begun (see deletesBegun). */
+  deletesBegunIn(accountId: number): number {
+    return this.deletesBegun.get(accountId) ?? 0;
   }
 
   async list(accountId: number): Promise<MetricRecord[]> {
@@ -239,6 +252,7 @@ export class MetricCatalog {
       let settle = () => {};
       const settled = new Promise<void>((resolve) => { settle = resolve; });
       for (const n of batch) this.deleting.set(`${accountId}\0${n}`, settled);
+      this.deletesBegun.set(accountId, this.deletesBegunIn(accountId) + 1);
       try {
         const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
         for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));

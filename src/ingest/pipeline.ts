@@ -49,7 +49,14 @@ export async function ingest(
   deps: IngestDeps, account: number, samples: Sample[],
   metricInputs: Map<string, MetricUse>, userAgent: string | null,
 ): Promise<IngestResult> {
-  const periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownSeries(account, samples));
+  const unknown = () => deps.engine.unknownSeries(account, samples);
+  let deletes = deps.catalog.deletesBegunIn(account);
+  let periods = await prepare(deps, account, metricInputs, userAgent, unknown);
+  while (deps.catalog.deletesBegunIn(account) !== deletes) {
+    // see ingestValues
+    deletes = deps.catalog.deletesBegunIn(account);
+    periods = await prepare(deps, account, metricInputs, userAgent, unknown);
+  }
   await appendSamples(deps, account, periods !== null ? aggregatedAll(samples, periods) : samples, metricInputs);
   return { accepted: samples.length };
 }
@@ -71,11 +78,24 @@ export async function ingestValues(
   deps: IngestDeps, account: number, values: ValueColumns,
   metricInputs: Map<string, MetricUse>, userAgent: string | null, pieces?: AppendPieces,
 ): Promise<IngestResult> {
-  const periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownValueSeries(account, values));
+  let deletes = deps.catalog.deletesBegunIn(account);
+  let periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownValueSeries(account, values));
   const step = pieces?.rows ?? values.length;
   const written: Promise<void>[] = [];
   let newest = -Infinity;
   for (let from = 0; from < values.length; from += step) {
+    // A delete of the account's metrics that began since they were checked (while this
+    // write waited for the microtask queue, or between two pieces) may have taken their
+    // series out of the engine already: appended now, the points would land in fresh
+    // series of a metric being removed, found again by the next metric of that name. So
+    // the metrics are checked again (one being deleted is waited for, then created afresh),
+    // with no wait between the last check and the append. (New series admitted by a check
+    // done again count again: the limit errs on the strict side.)
+    while (deps.catalog.deletesBegunIn(account) !== deletes) {
+      deletes = deps.catalog.deletesBegunIn(account);
+      const rest = rowRange(values, from, values.length);
+      periods = await prepare(deps, account, metricInputs, userAgent, () => deps.engine.unknownValueSeries(account, rest));
+    }
     const part = from === 0 && values.length <= step ? values : rowRange(values, from, from + step);
     let write: Promise<void>;
     if (periods !== null) {
