@@ -184,18 +184,15 @@ export class Spaces {
       await this.get(accountId, spaceId);
       const limit = this.limits().charts_per_space;
       if (await atLimit(this.charts, accountId, limit, chartsOf(spaceId))) throw overLimit('a space', limit, 'charts', 'charts_per_space');
-      const ops: WriteOp[] = [];
-      const { id, op } = await this.chartIds.next();
-      ops.push(op);
+      const { id } = await this.chartIds.next();
       const t = now();
       const blank: ChartRecord = {
         id, space_id: spaceId, name: '', type: 'line', streams: [], min: null, max: null, label: null,
         related_space: null, thresholds: null, extra: {}, created_at: t, updated_at: t,
       };
-      const chart = await this.applyChart(accountId, blank, input, ops);
+      const chart = await this.applyChart(accountId, blank, input);
       await this.checkSpaceBytes(accountId, chart);
-      ops.push(this.charts.put(accountId, chartKey(spaceId, id), chart));
-      await this.commit.write(ops);
+      await this.commit.write([...this.idMarks(), this.charts.put(accountId, chartKey(spaceId, id), chart)]);
       return chart;
     });
   }
@@ -203,13 +200,23 @@ export class Spaces {
   updateChart(accountId: number, spaceId: number, chartId: number, input: ChartInput): Promise<ChartRecord> {
     return this.lock.run(accountId, async () => {
       const existing = await this.getChart(accountId, spaceId, chartId);
-      const ops: WriteOp[] = [];
-      const chart = { ...(await this.applyChart(accountId, existing, input, ops)), updated_at: now() };
+      const chart = { ...(await this.applyChart(accountId, existing, input)), updated_at: now() };
       await this.checkSpaceBytes(accountId, chart);
-      ops.push(this.charts.put(accountId, chartKey(spaceId, chartId), chart));
-      await this.commit.write(ops);
+      await this.commit.write([...this.idMarks(), this.charts.put(accountId, chartKey(spaceId, chartId), chart)]);
       return chart;
     });
+  }
+
+  /**
+   * What persists the chart and stream ids reserved so far. A chart's ids are reserved
+   * before awaits (its streams' checks, the space's size), during which another account's
+   * chart can take later ids and be written: the ops of next() would then set the stored
+   * counters back, and after a restart those later ids were handed out again, a new chart
+   * overwriting the other account's. So the writes carry the high-water marks, taken
+   * with no await before the write.
+   */
+  private idMarks(): WriteOp[] {
+    return [this.chartIds.highWaterOp(), this.streamIds.highWaterOp()].filter((op): op is WriteOp => op !== null);
   }
 
   deleteChart(accountId: number, spaceId: number, chartId: number): Promise<void> {
@@ -239,9 +246,9 @@ export class Spaces {
 
   /**
    * The chart after `input`: fields given replace, fields left out stay; `streams`
-   * replaces every stream. New stream ids are reserved through `ops`.
+   * replaces every stream. New stream ids are reserved here and persisted by idMarks().
    */
-  private async applyChart(accountId: number, chart: ChartRecord, input: ChartInput, ops: WriteOp[]): Promise<ChartRecord> {
+  private async applyChart(accountId: number, chart: ChartRecord, input: ChartInput): Promise<ChartRecord> {
     const next: ChartRecord = { ...chart, extra: { ...chart.extra, ...extrasOf(input, KNOWN_CHART_FIELDS) } };
     if (input.name !== undefined) next.name = input.name.trim();
     if (input.type !== undefined) next.type = input.type;
@@ -261,7 +268,7 @@ export class Spaces {
       const unclaimed = new Map(chart.streams.map((s) => [s.id, s]));
       for (const [i, s] of input.streams.entries()) {
         await this.checkStream(accountId, s, `streams[${i}]`, errors);
-        next.streams.push(await this.storedStream(s, unclaimed, ops));
+        next.streams.push(await this.storedStream(s, unclaimed));
       }
     }
     if (next.type === 'bignumber' && !next.thresholds?.length) add(errors, 'thresholds', 'are required when type is bignumber');
@@ -277,7 +284,7 @@ export class Spaces {
    * A stream of this chart keeps its id when the body sends it back (once: a repeated id
    * gets a new one); every other stream gets a new id.
    */
-  private async storedStream(input: StreamInput, unclaimed: Map<number, StreamRecord>, ops: WriteOp[]): Promise<StreamRecord> {
+  private async storedStream(input: StreamInput, unclaimed: Map<number, StreamRecord>): Promise<StreamRecord> {
     const { id: given, type: _computed, ...fields } = input;
     if (fields.metric !== undefined) fields.metric = canonicalMetricName(fields.metric);
     // an emptied form field means "no transform"
@@ -289,8 +296,7 @@ export class Spaces {
       unclaimed.delete(keep.id);
       return { id: keep.id, ...fields };
     }
-    const { id, op } = await this.streamIds.next();
-    ops.push(op);
+    const { id } = await this.streamIds.next();
     return { id, ...fields };
   }
 
