@@ -11,7 +11,7 @@ import { alreadyExists, notFound, paramErrors, requestError, type ParamErrors, f
 import { AccountLock } from './account-lock.js';
 import { atLimit, overLimit, type AccountLimitsOf } from './account-limits.js';
 import { transformProblem } from './transform.js';
-import { displayTextProblem } from './text.js';
+import { controlCharacterProblem, displayTextProblem } from './text.js';
 import { canonicalMetricName } from './names.js';
 import type { CompositeCheck } from './metrics.js';
 import {
@@ -263,6 +263,8 @@ export class Spaces {
     if (extras > MAX_CHART_EXTRA_FIELDS) add(errors, 'fields', `a chart keeps at most ${MAX_CHART_EXTRA_FIELDS} fields beyond the API's own; this update would make ${extras}`);
     const nameProblem = input.name === undefined ? null : displayTextProblem(input.name);
     if (nameProblem) add(errors, 'name', nameProblem);
+    const labelProblem = typeof input.label === 'string' ? controlCharacterProblem(input.label) : null;
+    if (labelProblem) add(errors, 'label', labelProblem);
     if (input.streams !== undefined) {
       next.streams = [];
       const unclaimed = new Map(chart.streams.map((s) => [s.id, s]));
@@ -317,6 +319,13 @@ export class Spaces {
       if (problem) add(errors, `${at}.transform_function`, problem);
     }
     if (s.min != null && s.max != null && s.min > s.max) add(errors, `${at}.min`, 'must not be greater than max');
+    // shown in legends, tooltips and on the axis, as the chart's name is: the same rule
+    // (they may be empty, though: no units, the metric's name as the legend)
+    for (const field of STREAM_TEXT_FIELDS) {
+      const text = s[field];
+      const problem = typeof text === 'string' ? controlCharacterProblem(text) : null;
+      if (problem) add(errors, `${at}.${field}`, problem);
+    }
   }
 
 
@@ -331,6 +340,8 @@ export class Spaces {
     return out;
   }
 }
+
+const STREAM_TEXT_FIELDS = ['name', 'units_short', 'units_long'] as const;
 
 function spaceName(raw: string): string {
   const problem = displayTextProblem(raw);

@@ -151,6 +151,7 @@ t.test('chart rules, each a 400 under its field', async (t) => {
     [{ name: 'c', min: 10, max: 1 }, { min: ['must not be greater than max'] }],
     [{ name: 'c', min: 'low' }, { min: ['must be a number or null'] }],
     [{ name: 'c', label: 'l'.repeat(256) }, { label: ['must NOT have more than 255 characters'] }],
+    [{ name: 'c', label: 'per\nsecond' }, { label: ['must not contain control characters'] }],
     [{ name: 'c', streams: {} }, { streams: ['must be an array'] }],
     [{ name: 'c', streams: Array.from({ length: 101 }, () => ({ metric: 'a' })) }, { streams: ['must NOT have more than 100 items'] }],
   ];
@@ -203,6 +204,10 @@ t.test('stream rules, each a 400 under the stream\'s field', async (t) => {
     [{ metric: 'a', tags: [{ name: 'h', values: ['a;b'] }] }, { 'streams[0].tags[0].values[0]': ['must match pattern "^[-.:_?\\\\/A-Za-z0-9 *]{1,255}$"'] }],
     [{ metric: 'a', tags: [{ name: 'h', grouped: 'yes' }] }, { 'streams[0].tags[0].grouped': ['must be true or false'] }],
     [{ metric: 'a', tags: [{ name: 'h', other: 1 }] }, { 'streams[0].tags[0].other': ['is not a known field'] }],
+    // text shown in legends, tooltips and axes follows the rule of chart names
+    [{ metric: 'a', name: 'a\u0000b' }, { 'streams[0].name': ['must not contain control characters'] }],
+    [{ metric: 'a', units_short: '\u0007' }, { 'streams[0].units_short': ['must not contain control characters'] }],
+    [{ composite: 's("a","*")', units_long: 'bytes\r\nX-Injected: 1' }, { 'streams[0].units_long': ['must not contain control characters'] }],
   ];
   for (const [stream, params] of cases) {
     const r = await chart(s, id, { name: 'c', streams: [stream] });
