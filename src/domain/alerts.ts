@@ -164,12 +164,11 @@ export class Alerts {
       if (input.services === undefined || input.services.length === 0) errors.services = ['at least one service is required'];
       const limit = this.limits().alerts;
       if (await atLimit(this.records, accountId, limit)) throw overLimit('an account', limit, 'alerts', 'alerts');
-      const ops: WriteOp[] = [];
-      const fields = await this.checked(accountId, input, null, errors, ops);
+      const fields = await this.checked(accountId, input, null, errors);
       const { id, op } = await this.ids.next();
       const t = now();
       const record: AlertRecord = { id, ...fields, created_at: t, updated_at: t, tracking_from: t };
-      await this.commit.write([...ops, op, this.records.put(accountId, idKey(id), record)]);
+      await this.commit.write([...this.conditionIdMark(), op, this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
       return record;
     });
@@ -179,15 +178,14 @@ export class Alerts {
   update(accountId: number, id: number, input: AlertInput): Promise<AlertRecord> {
     return this.lock.run(accountId, async () => {
       const existing = await this.get(accountId, id);
-      const ops: WriteOp[] = [];
       const errors = fieldErrors();
       // left out, the services stay; given, there must be one (as on create)
       if (input.services !== undefined && input.services.length === 0) errors.services = ['at least one service is required'];
-      const fields = await this.checked(accountId, { ...input, conditions: input.conditions ?? [] }, existing, errors, ops);
+      const fields = await this.checked(accountId, { ...input, conditions: input.conditions ?? [] }, existing, errors);
       const t = now();
       const judgedAlike = JSON.stringify([existing.conditions, existing.active]) === JSON.stringify([fields.conditions, fields.active]);
       const record: AlertRecord = { ...existing, ...fields, updated_at: t, tracking_from: judgedAlike ? trackingFrom(existing) : t };
-      await this.commit.write([...ops, this.records.put(accountId, idKey(id), record)]);
+      await this.commit.write([...this.conditionIdMark(), this.records.put(accountId, idKey(id), record)]);
       this.changed(accountId, id, record);
       return record;
     });
@@ -248,7 +246,7 @@ export class Alerts {
   }
 
   /** Every rule of the spec, all problems at once (400), then the name (422). */
-  private async checked(accountId: number, input: AlertInput, existing: AlertRecord | null, errors: ParamErrors, ops: WriteOp[]) {
+  private async checked(accountId: number, input: AlertInput, existing: AlertRecord | null, errors: ParamErrors) {
     const name = input.name ?? existing?.name ?? '';
     if (input.name !== undefined && !ALERT_NAME.test(input.name)) errors.name = ['must be 1-255 characters of letters, digits, . : -'];
     const version = input.version ?? existing?.version ?? 2;
@@ -284,7 +282,7 @@ export class Alerts {
         errors[`conditions[${i}]`] = problems;
         continue;
       }
-      conditions.push({ ...c!, id: (typeof raw.id === 'number' && kept.has(raw.id) ? raw.id : sameAs(c!)) ?? await this.nextConditionId(ops) });
+      conditions.push({ ...c!, id: (typeof raw.id === 'number' && kept.has(raw.id) ? raw.id : sameAs(c!)) ?? (await this.conditionIds.next()).id });
     }
     let services = existing?.services ?? [];
     if (input.services !== undefined) {
@@ -309,10 +307,16 @@ export class Alerts {
     };
   }
 
-  private async nextConditionId(ops: WriteOp[]): Promise<number> {
-    const { id, op } = await this.conditionIds.next();
-    ops.push(op);
-    return id;
+  /**
+   * What persists the condition ids reserved so far, taken with no await before the write.
+   * A condition's id is reserved in checked(), before awaits (services, the account's
+   * alerts) during which another account's alert can take later ids and be written: the
+   * op of next() would then set the stored counter back, and after a restart those ids
+   * were handed out again (as chart ids were, 25cdfbd).
+   */
+  private conditionIdMark(): WriteOp[] {
+    const op = this.conditionIds.highWaterOp();
+    return op ? [op] : [];
   }
 
   /** The id of one of the account's services (a number, or digits from a form), or null. */
