@@ -24,9 +24,7 @@ export function checkConfig(args: string[], out: (line: string) => void = consol
     // with --print, standard output is only the JSON, for `| jq`
     if (values.print) {
       err(`${config.source ?? 'embedded default'}: OK`);
-      // the effective values, except the one secret a config holds in clear
-      const shown = config.notifications.mail.password === null ? config : { ...config, notifications: { ...config.notifications, mail: { ...config.notifications.mail, password: '********' } } };
-      out(JSON.stringify(shown, null, 2));
+      out(JSON.stringify(config, printable, 2));
     } else {
       out(`${config.source}: OK`);
     }
@@ -36,6 +34,22 @@ export function checkConfig(args: string[], out: (line: string) => void = consol
     for (const p of e.problems) err(formatProblem(p));
     return 1;
   }
+}
+
+/** Setting names whose values are secrets written in clear: the SMTP password, a scrape job's password and credentials. */
+const SECRET_KEYS = new Set(['password', 'credentials']);
+
+/**
+ * JSON.stringify's replacer for --print: the effective values, with the secrets masked,
+ * and the scrape jobs' compiled relabel rules readable (JSON has no bigint, which threw
+ * "Do not know how to serialize a BigInt" for any job with relabel rules, nor RegExp or Map).
+ */
+function printable(key: string, value: unknown): unknown {
+  if (SECRET_KEYS.has(key) && typeof value === 'string') return '********';
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof RegExp) return value.source;
+  if (value instanceof Map) return Object.fromEntries(value);
+  return value;
 }
 
 /**

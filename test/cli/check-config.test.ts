@@ -38,6 +38,44 @@ t.test('a good file: OK and exit 0; --print shows the effective config with env 
   t.equal(printed.log.level, 'debug');
 });
 
+t.test('--print with scrape jobs: relabel rules print (no BigInt error), every password and credential is masked', async (t) => {
+  const file = join(dir, 'scrape.yaml');
+  writeFileSync(file, [
+    'notifications:',
+    '  mail:',
+    '    password: smtp-secret',
+    'scrape:',
+    '  scrape_configs:',
+    '    - job_name: node',
+    '      basic_auth: {username: scraper, password: scrape-secret}',
+    '      static_configs: [{targets: ["127.0.0.1:9100"]}]',
+    '      relabel_configs:',
+    '        - source_labels: [__address__]',
+    '          regex: "(.*):9100"',
+    '          target_label: host',
+    '    - job_name: shard',
+    '      authorization: {credentials: bearer-secret}',
+    '      static_configs: [{targets: ["127.0.0.1:9101"]}]',
+    '      metric_relabel_configs:',
+    '        - source_labels: [__name__]',
+    '          modulus: 4',
+    '          target_label: __tmp_shard',
+    '          action: hashmod',
+  ].join('\n'));
+  const r = await runCli(['check-config', '--config', file, '--print']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stderr, `${file}: OK\n`);
+  t.notMatch(r.stdout, /secret/, 'no secret in the printed config');
+  const printed = JSON.parse(r.stdout);
+  t.equal(printed.notifications.mail.password, '********');
+  t.equal(printed.scrape.scrape_configs[0].basic_auth.password, '********');
+  t.equal(printed.scrape.scrape_configs[1].authorization.credentials, '********');
+  const [node, shard] = printed.scrapeJobs;
+  t.match(node.relabelConfigs[0], { sourceLabels: ['__address__'], targetLabel: 'host' });
+  t.match(node.relabelConfigs[0].regex, /\(\.\*\):9100/, 'a regex prints as its source');
+  t.equal(shard.metricRelabelConfigs[0].modulus, 4, 'a hashmod modulus prints as a number');
+});
+
 t.test('an environment variable naming no key fails check-config too', async (t) => {
   const file = join(dir, 'plain.yaml');
   writeFileSync(file, 'log:\n  level: info\n');
