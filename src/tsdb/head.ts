@@ -5,6 +5,7 @@
 // the head: its size follows the rate times the checkpoint interval, never the window.
 import { ALL_COLUMNS, COLUMN, copyPoint, emptyPoints, rollUp, sortMerge, type Points } from './points.js';
 import { isPlainSummary, type Summary } from './sample.js';
+import { WINDOW } from './keys.js';
 
 interface SummaryColumns {
   count: Float64Array;
@@ -289,6 +290,11 @@ export class Columns {
     return this.n;
   }
 
+  /** Points there is room for before the next growth. */
+  get capacity(): number {
+    return this.v.length;
+  }
+
   append(t: number, s: Summary): void {
     this.version++;
     const n = this.n;
@@ -304,7 +310,7 @@ export class Columns {
       this.sorted = false;
       this.rolled = null;
     }
-    if (n === this.v.length) this.resize(n === 0 ? this.room : n + (n >> 1) + 8);
+    if (n === this.v.length) this.resize(n === 0 ? this.room : this.grownSize(d));
     this.dt[n] = d;
     this.v[n] = s.sum;
     const cx = this.cx;
@@ -316,6 +322,24 @@ export class Columns {
       cx.sumsq[n] = s.sumsq;
     }
     this.n = n + 1;
+  }
+
+  /**
+   * Room for the next points when the columns are full and `d` arrives. Half as much again,
+   * unless the points so far came in order at a steady pace that leaves fewer before the
+   * window ends: a series a minute apart fills 360 points a window, which growing by half
+   * from 348 left at 530 (the push benchmark's head held 16 bytes a point instead of 10).
+   * Never less than an eighth more, so an estimate proved wrong still costs amortised
+   * constant copying.
+   */
+  private grownSize(d: number): number {
+    const n = this.n;
+    const half = n + (n >> 1) + 8;
+    if (!this.sorted || n < 8) return half;
+    const step = (this.dt[n - 1]! - this.dt[0]!) / (n - 1);
+    if (step < 1) return half;
+    const left = Math.ceil((WINDOW - 1 - d) / step) + 1;
+    return Math.min(half, n + Math.max(n >> 3, left + 8));
   }
 
   private resize(size: number): void {

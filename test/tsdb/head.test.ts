@@ -143,3 +143,28 @@ t.test('the 60 s tier\'s buckets go into a read straight from the columns, as ra
   }
   t.equal(mismatches, 0, 'every read equals the points rolled up by range');
 });
+
+t.test('columns grow to about what the window has room for at the pace they fill', async (t) => {
+  const plain = (v: number): Summary => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const fill = (step: number, from = 0) => {
+    const cols = new Columns(0);
+    for (let d = from; d < WINDOW; d += step) cols.append(d, plain(d));
+    return cols;
+  };
+  // a point a minute fills 360; growing by half from 348 left room for 530
+  const minute = fill(60);
+  t.equal(minute.size, 360);
+  t.ok(minute.capacity <= 400, `a point a minute: room for ${minute.capacity}`);
+  const tenSeconds = fill(10);
+  t.ok(tenSeconds.capacity <= tenSeconds.size * 1.15, `a point every 10 s: room for ${tenSeconds.capacity} of ${tenSeconds.size}`);
+  // a series that speeds up late in the window still gets room, an eighth more at least each time
+  const late = new Columns(0);
+  for (let d = 0; d < 3600; d += 600) late.append(d, plain(d));
+  for (let d = 3600; d < WINDOW; d++) late.append(d, plain(d));
+  t.equal(late.size, 6 + WINDOW - 3600);
+  t.ok(late.capacity >= late.size, 'every point kept');
+  // out of order: the pace says nothing, so half as much again
+  const shuffled = new Columns(0);
+  for (let i = 0; i < 400; i++) shuffled.append((i * 7919) % WINDOW, plain(i));
+  t.equal(shuffled.size, 400);
+});
