@@ -48,10 +48,11 @@ export function describeAjvError(e: ErrorObject, root: unknown, lc: LineCounter,
     message = `must be ${(Array.isArray(type) ? type : String(type).split(',')).join(' or ')}`;
   } else if (e.keyword === 'pattern' && isSizeKey(segments)) {
     message = 'must be a number of bytes or a size such as 512KiB, 5MB, 1GiB';
+  } else if (e.keyword === 'pattern' && invalidMessage(segments) !== null) {
+    // an operator cannot act on "must match pattern ^(\[[0-9a-fA-F:.]+\]|...)$"
+    message = invalidMessage(segments)!;
   } else if (e.keyword === 'anyOf' && segments.length) {
-    const leaf = schemaAt(segments.slice(0, -1))[segments[segments.length - 1] ?? ''];
-    const invalid = typeof leaf === 'object' && leaf !== null && 'invalid' in leaf && typeof leaf.invalid === 'string' ? leaf.invalid : null;
-    message = invalid ?? 'must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y';
+    message = invalidMessage(segments) ?? 'must be a number of seconds or a duration such as 30s, 5m, 2h, 8d, 1w, 1y';
   }
   const origin = origins.find((o) => o.path.every((s, i) => target[i] === s));
   if (origin) return { file: origin.label, line: 0, path: formatPath(target), message };
@@ -60,6 +61,12 @@ export function describeAjvError(e: ErrorObject, root: unknown, lc: LineCounter,
 
 export function formatPath(segments: string[]): string {
   return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+/** The schema's `invalid` message for the key at `segments`, or null. */
+function invalidMessage(segments: string[]): string | null {
+  const leaf = schemaAt(segments.slice(0, -1))[segments[segments.length - 1] ?? ''];
+  return typeof leaf === 'object' && leaf !== null && 'invalid' in leaf && typeof leaf.invalid === 'string' ? leaf.invalid : null;
 }
 
 function isSizeKey(segments: string[]): boolean {

@@ -39,7 +39,10 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        listen: { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$', default: '127.0.0.1:8443', reload: 'restart' },
+        listen: {
+          type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$', default: '127.0.0.1:8443', reload: 'restart',
+          invalid: 'must be HOST:PORT, such as 127.0.0.1:8443, 0.0.0.0:8443 or [::1]:8443',
+        },
         trust_proxy: {
           anyOf: [{ type: 'boolean' }, { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 64 } }],
           default: false, reload: 'live', invalid: 'must be true, false or a list of IP addresses and CIDR blocks',
@@ -47,6 +50,7 @@ export const configSchema = {
         },
         external_url: {
           type: ['string', 'null'], pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$', default: null, reload: 'live',
+          invalid: 'must be an http or https URL without query or fragment, such as https://metrics.example.com/gw',
           description: 'the public base URL (scheme, host, optional path) that Location headers and links are built from',
         },
         headers_timeout_ms: { type: 'integer', minimum: 1000, maximum: 10000, default: 10000, reload: 'live' },
@@ -80,8 +84,14 @@ export const configSchema = {
         required: ['email', 'token_sha256'],
         properties: {
           // as src/auth/accounts.ts checks it: no ':' (Basic auth ends the user there), no control characters
-          email: { type: 'string', pattern: '^[^@\\s:\\p{Cc}]+@[^@\\s:\\p{Cc}]+$', maxLength: 254 },
-          token_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          email: {
+            type: 'string', pattern: '^[^@\\s:\\p{Cc}]+@[^@\\s:\\p{Cc}]+$', maxLength: 254,
+            invalid: 'must be an e-mail address (name@domain without spaces, ":" or control characters)',
+          },
+          token_sha256: {
+            type: 'string', pattern: '^[0-9a-f]{64}$',
+            invalid: 'must be the token\'s SHA-256, 64 lower-case hex digits: printf %s "$TOKEN" | sha256sum',
+          },
           role: { enum: ['admin', 'recorder', 'viewer'], default: 'admin' },
           name: { type: 'string', minLength: 1, maxLength: 64, default: 'config' },
         },
