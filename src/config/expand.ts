@@ -2,7 +2,7 @@
 // Expansion runs on parsed YAML scalars, not on the file's text: comments (which
 // document these very forms) are never expanded, a value cannot inject YAML structure,
 // and every node keeps its line for error messages.
-import { isScalar, visit, parse as parseYaml, type Document, type LineCounter } from 'yaml';
+import { isPair, isScalar, isSeq, visit, parse as parseYaml, type Document, type LineCounter } from 'yaml';
 
 /**
  * Keys whose values are Prometheus relabel rules, written as in a prometheus.yml:
@@ -16,6 +16,8 @@ const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g;
 
 export interface ExpansionFailure {
   line: number;
+  /** the key whose value names the variable, as segments (`notifications`, `mail`, `password`) */
+  path: string[];
   message: string;
 }
 
@@ -46,15 +48,25 @@ export function expandDocument(doc: Document, lc: LineCounter, env: NodeJS.Proce
       if (isScalar(pair.key) && NOT_EXPANDED.has(String(pair.key.value))) return visit.SKIP;
       return undefined;
     },
-    Scalar(key, node) {
+    Scalar(key, node, ancestors) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return;
       const line = lc.linePos(node.range?.[0] ?? 0).line;
-      const expanded = expandString(node.value, env, (message) => fail({ line, message }), seen);
+      const expanded = expandString(node.value, env, (message) => fail({ line, path: keyPath(ancestors, node), message }), seen);
       if (expanded === node.value) return;
       node.value = node.type === 'PLAIN' ? retype(expanded) : expanded;
     },
   });
   return seen;
+}
+
+/** The keys and list indexes from the document's root down to `node`. */
+function keyPath(ancestors: readonly unknown[], node: unknown): string[] {
+  const path: string[] = [];
+  ancestors.forEach((a, i) => {
+    if (isPair(a)) path.push(String(isScalar(a.key) ? a.key.value : a.key));
+    else if (isSeq(a)) path.push(String(a.items.indexOf((ancestors[i + 1] ?? node) as never)));
+  });
+  return path;
 }
 
 function retype(text: string): unknown {

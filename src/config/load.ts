@@ -11,7 +11,7 @@ import type { Config } from './types.js';
 import { GaugewayError } from '../errors.js';
 import { expandDocument } from './expand.js';
 import { applyEnvironment } from './environment.js';
-import { describeAjvError, formatProblem, lineOf, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
+import { describeAjvError, formatPath, formatProblem, lineOf, relevantErrors, type ConfigProblem, type ValueOrigin } from './describe.js';
 import { isRecord, resolvePathKeys, setPath } from './paths.js';
 import { crossKeyProblems } from './rules.js';
 import { scrapeJobs } from './scrape-files.js';
@@ -102,9 +102,9 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv, 
   // A variable that is not set is reported once, on its own line; the empty value it
   // leaves behind would only repeat the complaint, so schema errors on that line are dropped.
   const unsetLines = new Set<number>();
-  const referenced = expandDocument(doc, lineCounter, env, ({ line, message }) => {
+  const referenced = expandDocument(doc, lineCounter, env, ({ line, path, message }) => {
     unsetLines.add(line);
-    problems.push({ file, line, path: '', message });
+    problems.push({ file, line, path: formatPath(path), message });
   });
   const raw: unknown = doc.toJS() ?? {};
   if (!isRecord(raw)) {

@@ -97,11 +97,15 @@ t.test('${VAR} forms inside values', async (t) => {
   t.equal(empty.http.listen, '127.0.0.1:8443', ':- also applies to an empty variable');
 
   t.same(problems(text, { CONNS: '1' }), [
-    '/etc/gaugeway/config.yaml:5: (root): ${DIR} is not set: set DIR to the data folder',
+    '/etc/gaugeway/config.yaml:5: data_dir: ${DIR} is not set: set DIR to the data folder',
   ], ':? fails with its message, on its line, without a second complaint about the empty value');
   t.same(problems('http:\n  max_connections: 5\nlog:\n  level: ${LEVEL}\n'), [
-    '/etc/gaugeway/config.yaml:4: (root): ${LEVEL} is not set and has no default (write ${LEVEL:-default})',
-  ], 'an unset variable without a default is an error, never a silent empty string');
+    '/etc/gaugeway/config.yaml:4: log.level: ${LEVEL} is not set and has no default (write ${LEVEL:-default})',
+  ], 'an unset variable without a default is an error, never a silent empty string, named by its key');
+  t.same(problems('notifications:\n  mail:\n    password: ${SMTP_PASSWORD}\nhttp:\n  trust_proxy: ["10.0.0.1", "${PROXY}"]\n'), [
+    '/etc/gaugeway/config.yaml:3: notifications.mail.password: ${SMTP_PASSWORD} is not set and has no default (write ${SMTP_PASSWORD:-default})',
+    '/etc/gaugeway/config.yaml:5: http.trust_proxy[1]: ${PROXY} is not set and has no default (write ${PROXY:-default})',
+  ], 'the key, not (root), even in a list');
   t.same(problems('data_dir: "${X}"\n', { X: 'a\nb: c' }).length, 0, 'a value cannot inject YAML structure');
   t.equal(parseConfig('data_dir: "${X}"\n', FILE, { X: '/a\nb: c' }).data_dir, '/a\nb: c');
 });
