@@ -328,7 +328,8 @@ export class Columns {
    * Room for the next points when the columns are full and `d` arrives. Half as much again,
    * unless the points so far came in order at a steady pace that leaves fewer before the
    * window ends: a series a minute apart fills 360 points a window, which growing by half
-   * from 348 left at 530 (the push benchmark's head held 16 bytes a point instead of 10).
+   * from 348 left at 530 (a day of backfill for 10,000 such series, loaded before a
+   * checkpoint took it, held 16 bytes a point instead of 10).
    * Never less than an eighth more, so an estimate proved wrong still costs amortised
    * constant copying.
    */
