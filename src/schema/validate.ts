@@ -49,6 +49,12 @@ export function paramsFromAjv(errors: ErrorObject[], prefix = ''): ParamErrors {
   for (const e of errors) {
     let field = prefix + fieldPath(e.instancePath, prefix !== '');
     let message = e.message ?? 'is invalid';
+    // propertyNames: the name's own error carries the name; the summary after it says no more
+    if (e.keyword === 'propertyNames') continue;
+    if (e.propertyName !== undefined) {
+      field = field ? `${field}.${e.propertyName}` : e.propertyName;
+      message = `as a field name, ${message}`;
+    }
     switch (e.keyword) {
       case 'required': {
         const missing = (e.params as { missingProperty: string }).missingProperty;

@@ -204,6 +204,8 @@ t.test('stream rules, each a 400 under the stream\'s field', async (t) => {
     [{ metric: 'a', tags: [{ name: 'h', values: ['a;b'] }] }, { 'streams[0].tags[0].values[0]': ['must match pattern "^[-.:_?\\\\/A-Za-z0-9 *]{1,255}$"'] }],
     [{ metric: 'a', tags: [{ name: 'h', grouped: 'yes' }] }, { 'streams[0].tags[0].grouped': ['must be true or false'] }],
     [{ metric: 'a', tags: [{ name: 'h', other: 1 }] }, { 'streams[0].tags[0].other': ['is not a known field'] }],
+    // a field the stream keeps for its client, under its own name when the name is no field name
+    [{ metric: 'a', 'bad name': 1 }, { 'streams[0].bad name': ['as a field name, must match pattern "^[A-Za-z_][A-Za-z0-9_]{0,63}$"'] }],
     // text shown in legends, tooltips and axes follows the rule of chart names
     [{ metric: 'a', name: 'a\u0000b' }, { 'streams[0].name': ['must not contain control characters'] }],
     [{ metric: 'a', units_short: '\u0007' }, { 'streams[0].units_short': ['must not contain control characters'] }],
