@@ -12,14 +12,16 @@ export const MAX_PAGE_LENGTH = 100;
 
 export function parsePage(query: Record<string, unknown>, orderable: readonly string[], defaultOrder = orderable[0]!): Page {
   const params = fieldErrors();
+  // given twice, a parameter is named as such (taking either value would answer another question)
+  const repeated = (name: string) => Array.isArray(query[name]) && (params[name] = ['must be given once']);
   const offset = integer(query.offset, 0);
   const length = integer(query.length, MAX_PAGE_LENGTH);
-  if (offset === null || offset < 0) params.offset = ['must be an integer from 0 to 9007199254740991'];
-  if (length === null || length < 1 || length > MAX_PAGE_LENGTH) params.length = [`must be an integer from 1 to ${MAX_PAGE_LENGTH}`];
+  if (!repeated('offset') && (offset === null || offset < 0)) params.offset = ['must be an integer from 0 to 9007199254740991'];
+  if (!repeated('length') && (length === null || length < 1 || length > MAX_PAGE_LENGTH)) params.length = [`must be an integer from 1 to ${MAX_PAGE_LENGTH}`];
   const orderby = query.orderby === undefined ? defaultOrder : String(query.orderby);
-  if (!orderable.includes(orderby)) params.orderby = [`must be one of: ${orderable.join(', ')}`];
+  if (!repeated('orderby') && !orderable.includes(orderby)) params.orderby = [`must be one of: ${orderable.join(', ')}`];
   const sort = query.sort === undefined ? 'asc' : String(query.sort);
-  if (sort !== 'asc' && sort !== 'desc') params.sort = ['must be asc or desc'];
+  if (!repeated('sort') && sort !== 'asc' && sort !== 'desc') params.sort = ['must be asc or desc'];
   if (Object.keys(params).length) throw new ApiError(400, { params });
   return { offset: offset!, length: length!, orderby, sort: sort as Page['sort'] };
 }

@@ -14,6 +14,9 @@ t.test('parsePage defaults and limits', async (t) => {
   } catch (e) {
     t.same(Object.keys((e as ApiError).body.params!).sort(), ['length', 'sort'], 'every problem is reported at once');
   }
+  // ?length=1&length=2: the query parser gives a list
+  const twice = { offset: ['0', '5'], length: ['1', '2'], orderby: ['name', 'name'], sort: ['asc', 'desc'] };
+  t.throws(() => parsePage(twice, ['name']), { body: { params: { offset: ['must be given once'], length: ['must be given once'], orderby: ['must be given once'], sort: ['must be given once'] } } });
 });
 
 t.test('paginate sorts, cuts and counts', async (t) => {
