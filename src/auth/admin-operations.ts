@@ -14,6 +14,8 @@ export interface AdminOperation {
   path: string;
   /** status of a successful answer */
   status: number;
+  /** what a successful change did, for the service log ("token rotated"); null for a read */
+  logs: string | null;
   run(accounts: AccountDirectory, params: Params, body: Body): unknown;
 }
 
@@ -25,7 +27,7 @@ function role(v: unknown): Role {
   return r;
 }
 
-const op = (method: AdminMethod, path: string, run: AdminOperation['run'], status = 200): AdminOperation => ({ method, path, status, run });
+const op = (method: AdminMethod, path: string, run: AdminOperation['run'], status = 200, logs: string | null = null): AdminOperation => ({ method, path, status, run, logs });
 
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   op('GET', '/accounts', (a) => a.listAccounts()),
@@ -38,14 +40,14 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     const account = await a.createAccount(String(b.email ?? ''));
     const created = await a.createToken(account.email, tokenName, tokenRole);
     return { account, token: created.token, secret: created.secret };
-  }, 201),
-  op('POST', '/accounts/:email/enable', (a, p) => a.setAccountActive(p.email!, true)),
-  op('POST', '/accounts/:email/disable', (a, p) => a.setAccountActive(p.email!, false)),
+  }, 201, 'account created'),
+  op('POST', '/accounts/:email/enable', (a, p) => a.setAccountActive(p.email!, true), 200, 'account enabled'),
+  op('POST', '/accounts/:email/disable', (a, p) => a.setAccountActive(p.email!, false), 200, 'account disabled'),
   op('GET', '/accounts/:email/tokens', (a, p) => a.listTokens(p.email!)),
-  op('POST', '/accounts/:email/tokens', (a, p, b) => a.createToken(p.email!, String(b.name ?? ''), role(b.role)), 201),
-  op('POST', '/accounts/:email/tokens/:name/enable', (a, p) => a.setTokenActive(p.email!, p.name!, true)),
-  op('POST', '/accounts/:email/tokens/:name/disable', (a, p) => a.setTokenActive(p.email!, p.name!, false)),
-  op('POST', '/accounts/:email/tokens/:name/rotate', (a, p) => a.rotateToken(p.email!, p.name!)),
+  op('POST', '/accounts/:email/tokens', (a, p, b) => a.createToken(p.email!, String(b.name ?? ''), role(b.role)), 201, 'token created'),
+  op('POST', '/accounts/:email/tokens/:name/enable', (a, p) => a.setTokenActive(p.email!, p.name!, true), 200, 'token enabled'),
+  op('POST', '/accounts/:email/tokens/:name/disable', (a, p) => a.setTokenActive(p.email!, p.name!, false), 200, 'token disabled'),
+  op('POST', '/accounts/:email/tokens/:name/rotate', (a, p) => a.rotateToken(p.email!, p.name!), 200, 'token rotated'),
 ];
 
 /** The operation for a request line, with its decoded params. */

@@ -67,6 +67,14 @@ export function buildAdminApp(accounts: () => AccountDirectory, log: Logger, ext
     const body = isObject(ctx.request.body) ? ctx.request.body : {};
     ctx.body = await found.op.run(accounts(), found.params, body);
     ctx.status = found.op.status;
+    // who may sign in changed: the log is the only record of when (never the secret;
+    // `token_name`, since fields named token are redacted)
+    if (found.op.logs) {
+      const email = found.params.email ?? body.email;
+      const tokenName = found.params.name ?? body.name ?? body.token_name ?? (found.op.logs === 'account created' ? 'default' : undefined);
+      const role = found.op.logs.endsWith('created') ? body.role ?? 'admin' : undefined;
+      log.info({ component: 'admin', email: typeof email === 'string' ? email.toLowerCase() : email, token_name: tokenName, role }, `${found.op.logs} through the admin socket`);
+    }
   });
   return app;
 }
