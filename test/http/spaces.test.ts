@@ -55,11 +55,17 @@ t.test('space names: required, bounded, unique per account regardless of case', 
   for (const [bad, message] of [
     [{ name: '' }, 'must NOT have fewer than 1 characters'], [{ name: '   ' }, 'must not be blank'],
     [{ name: 'a'.repeat(256) }, 'must NOT have more than 255 characters'], [{ name: 'tab\there' }, 'must not contain control characters'],
+    // C1 controls, a line separator, a right-to-left override; invisible only; half a surrogate pair
+    [{ name: 'a\u0085b' }, 'must not contain control characters'], [{ name: 'a\u2028b' }, 'must not contain control characters'],
+    [{ name: 'gpj.\u202eexe' }, 'must not contain control characters'], [{ name: '\u200b \u200b' }, 'must not be blank'],
+    [{ name: 'a\ud800' }, 'must be valid Unicode (it holds half of a surrogate pair)'],
     [{ name: 5 }, 'must be a string'],
   ] as const) {
     const r = await s.request('POST', '/v1/spaces', { json: bad });
-    t.equal(r.status, 400, JSON.stringify(bad));
-    t.same(r.body, { errors: { params: { name: [message] } } }, JSON.stringify(bad));
+    // (escaped: a raw U+2028 in an assertion's name ends its TAP line)
+    const named = JSON.stringify(bad).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    t.equal(r.status, 400, named);
+    t.same(r.body, { errors: { params: { name: [message] } } }, named);
   }
   const unknown = await s.request('POST', '/v1/spaces', { json: { name: 'x', colour: 'red' } });
   t.equal(unknown.status, 400);
