@@ -85,9 +85,11 @@ export async function importDefinitions(deps: Deps, defs: unknown): Promise<Impo
     const account = deps.accounts.findAccount(acc.email) ?? (await deps.accounts.createAccount(acc.email));
     const tally = (): Tally => ({ created: 0, updated: 0, skipped: 0 });
     const r = (report[acc.email] = { metrics: tally(), spaces: tally(), charts: tally(), annotation_streams: tally() });
+    // a rule that depends on what this install holds (a limit, a composite it refuses) is
+    // met only as the file is written: the import stops there, what came before it stays
     const at = (what: string, err: unknown): never => {
       const detail = err instanceof ApiError ? JSON.stringify(err.body) : (err as Error).message;
-      throw new GaugewayError('E_USAGE', `${acc.email}: ${what}: ${detail}`);
+      throw new GaugewayError('E_USAGE', `${acc.email}: ${what}: ${detail} (the import stopped here: what comes before it in the file was imported, and importing the fixed file again skips that)`);
     };
     // metrics first, composites last: a composite's definition names the others
     const metrics = [...(acc.metrics ?? [])].sort((x, y) => Number(x.type === 'composite') - Number(y.type === 'composite'));

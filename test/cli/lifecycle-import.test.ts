@@ -40,3 +40,13 @@ t.test('a faulty definitions file imports nothing; an exported one imports clean
     charts: { created: 0, updated: 0, skipped: 1 }, annotation_streams: { created: 0, updated: 0, skipped: 1 },
   }, 'an exported file passes the checks and changes nothing');
 });
+
+t.test('a rule of the target install met half-way stops the import there, saying what came before it was imported', async (t) => {
+  const s = await startTestServer(t, 'limits:\n  per_account:\n    spaces: 1\n');
+  const rt = s.server.rt;
+  const file = { format: 'gaugeway-definitions', version: 1, exported_at: new Date().toISOString(), accounts: [
+    { email: s.admin.user, metrics: [], spaces: [{ name: 'First', tags: false, charts: [] }, { name: 'Second', tags: false, charts: [] }] },
+  ] };
+  await t.rejects(importDefinitions(rt, file), { code: 'E_USAGE', message: /space Second: .*the import stopped here: what comes before it in the file was imported, and importing the fixed file again skips that/ });
+  t.same((await rt.spaces.list(1)).map((x) => x.name), ['First'], 'the space before the fault was imported');
+});
