@@ -210,7 +210,8 @@ async function ensureFirstAccount(rt: Runtime): Promise<void> {
   writeFileSync(file, [
     '# Gaugeway: the first admin account, created because no account was configured.',
     '# Use them as HTTP basic auth (user = email, password = token). Move the token',
-    '# somewhere safe and delete this file; `gaugeway tokens rotate` replaces it.',
+    '# somewhere safe and delete this file. The token is named "initial"; if it may have',
+    `# leaked, \`sudo gaugeway tokens rotate ${email} initial\` replaces it.`,
     `email: ${email}`,
     `token: ${secret}`,
     '',
