@@ -50,7 +50,8 @@ async function compact(config: Config, location: string, out: Out, shorterRetent
   const [{ createLogger }, { createRuntime, closeRuntime }] = await Promise.all([import('../log.js'), import('../runtime.js')]);
   // enterStoppedDataDir may have entered the data dir (as its owner): paths are relative then.
   const local: Config = location === 'db' ? { ...config, data_dir: '.' } : config;
-  const log = createLogger(config.log.level);
+  // the log (the retention pass's JSON lines) to standard error: standard output is the result
+  const log = createLogger(config.log.level, process.stderr);
   let rt;
   try {
     rt = await createRuntime(local, log);

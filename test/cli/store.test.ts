@@ -97,6 +97,8 @@ t.test('store compact merges a window written in parts, keeps its data, refuses 
 
   const compacted = await runCli(['store', 'compact', '--config', config]);
   t.equal(compacted.code, 0, compacted.stderr);
+  t.match(compacted.stdout, /^expired \d+ chunks, merged \d+ partial chunks, compacted\n$/, 'standard output is the result alone; the JSON log lines go to standard error');
+  t.match(compacted.stderr, /"msg":"retention pass done"/);
   const merged = Number(/merged (\d+) partial chunks/.exec(compacted.stdout)?.[1]);
   t.ok(merged >= 2, `the two parts were merged (${compacted.stdout.trim()})`);
   s = await startServe(t, ['--config', config]);
