@@ -92,6 +92,11 @@ export class ParsedSamples {
     return ++this.length;
   }
 
+  timestampOf(i: number): number | null {
+    const t = this.timestamps[i]!;
+    return Number.isNaN(t) ? null : t;
+  }
+
   private grow(): void {
     const values = new Float64Array(this.values.length * 2);
     values.set(this.values);
