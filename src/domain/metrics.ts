@@ -63,9 +63,6 @@ export function metricKey(name: string): string {
   return canonicalMetricName(name);
 }
 
-/** MetricCatalog.getNow's answer when the caller must await get(). */
-export const WAIT: unique symbol = Symbol('wait for MetricCatalog.get');
-
 export class MetricCatalog {
   private readonly records: Collection<MetricRecord>;
   private readonly cache = new Map<number, Map<string, MetricRecord>>();
@@ -131,19 +128,6 @@ export class MetricCatalog {
     const pending = this.deleting.size ? this.deleting.get(`${accountId}\0${key}`) : undefined;
     if (pending) await pending;
     return (await this.byName(accountId)).get(key);
-  }
-
-  /**
-   * get() without waiting, for a caller that names many metrics at once (every scrape and
-   * every measurement request): the metric, or undefined when there is none, as long as
-   * get() would answer at once (the account's metrics loaded, no delete in progress);
-   * otherwise `WAIT`, and the caller awaits get(). Each await of an async call costs
-   * promises and a turn of the microtask queue, a metric a request.
-   */
-  getNow(accountId: number, name: string): MetricRecord | undefined | typeof WAIT {
-    if (this.deleting.size) return WAIT;
-    const metrics = this.cache.get(accountId);
-    return metrics ? metrics.get(metricKey(name)) : WAIT;
   }
 
   /** How many deletes of the account's metrics have begun (see deletesBegun). */

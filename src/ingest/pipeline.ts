@@ -1,7 +1,7 @@
 // The one write path for measurements, whatever API they came through: make sure each
 // metric exists (properties of the request apply only on creation), apply service-side
 // aggregation, then append to the storage engine, which resolves once it is durable.
-import { checkNewMetric, WAIT, type MetricCatalog, type MetricInput } from '../domain/metrics.js';
+import { checkNewMetric, type MetricCatalog, type MetricInput } from '../domain/metrics.js';
 import type { SeriesStore } from '../tsdb/engine.js';
 import { paramError } from '../errors.js';
 import { rowRange, samplesOf, type Sample, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
@@ -141,9 +141,7 @@ async function prepare(
   unknownSeries: () => { metric: string; tags: TagPairs }[],
 ): Promise<Map<string, number | null> | null> {
   for (const [name, { input, index, type, field, spelling }] of metricInputs) {
-    const known = deps.catalog.getNow(account, name);
-    const existing = known === WAIT ? await deps.catalog.get(account, name) : known;
-    if (existing && existing.type === (type ?? 'gauge')) continue;
+    const existing = await deps.catalog.get(account, name);
     const at = field ?? `measurements[${index}].name`;
     if (!existing) {
       // what the metric would be created with (a period aggregation cannot use, say),
@@ -152,6 +150,7 @@ async function prepare(
       continue;
     }
     if (existing.type === 'composite') throw paramError(at, 'is a composite metric; it cannot take measurements');
+    if (existing.type === (type ?? 'gauge')) continue;
     // a counter's points are read as deltas: a gauge value among them would read as a reset
     throw paramError(at, type
       ? `${name} is a ${existing.type}; it cannot take ${type} measurements`
@@ -161,8 +160,7 @@ async function prepare(
   const periods = new Map<string, number | null>(); // metric -> aggregation period, or null
   let aggregates = false;
   for (const [name, { input, type, spelling }] of metricInputs) {
-    const known = deps.catalog.getNow(account, name);
-    const metric = known !== WAIT && known !== undefined ? known : await deps.catalog.ensure(account, spelling ?? name, type ?? 'gauge', input, userAgent);
+    const metric = await deps.catalog.ensure(account, spelling ?? name, type ?? 'gauge', input, userAgent);
     const period = metric.attributes.aggregate ? aggregationPeriod(metric.period) : null;
     if (period) aggregates = true;
     periods.set(name, period);

@@ -3,7 +3,6 @@
 // (a metric of another type, the new-series limit) have removed the samples they refuse,
 // counted by reason: one bad metric never costs a target its whole scrape.
 import { ingestValues, type IngestDeps, type MetricUse } from '../ingest/pipeline.js';
-import { WAIT } from '../domain/metrics.js';
 import type { CardinalityGuard } from '../ingest/cardinality.js';
 import { rowRange, selectRows, type TagPairs, type ValueColumns } from '../tsdb/sample.js';
 import type { SeriesStore } from '../tsdb/engine.js';
@@ -44,8 +43,7 @@ export async function storeScraped(
   const slice = new TimeSlice();
   const conflicting = new Set<string>();
   for (const [name, { type }] of types) {
-    const known = deps.catalog.getNow(account, name);
-    const existing = known === WAIT ? await deps.catalog.get(account, name) : known;
+    const existing = await deps.catalog.get(account, name);
     if (existing && existing.type !== type) conflicting.add(name);
   }
   const metricOf = (row: number) => values.metrics[values.metric[row]!]!;
