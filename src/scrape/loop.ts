@@ -4,7 +4,7 @@
 // each scrape fetches, parses, converts and stores through the same ingest path as a push,
 // then writes the target's health series. A failure is the target's alone: it is recorded
 // for /v1/scrape/targets and `up` becomes 0; nothing is thrown out of the loop.
-import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, ParsedSamples } from './parse.js';
+import { ExpositionParser, formatForContentType, ExpositionError, SeriesMemo, type ScrapedSample } from './parse.js';
 import type { TargetConnection } from './connection.js';
 import { fetchExposition, targetConnection, ScrapeError, type Exposition } from './fetch.js';
 import { convertScrapeInSlices, reservedKey, ScrapeLimitError, SeriesCache, type ConvertLimits, type RefusalReason } from './samples.js';
@@ -194,13 +194,13 @@ export class TargetLoop {
       this.cache.clear();
       this.numberHealth(); // its external labels may have changed
     }
-    const samples = new ParsedSamples();
+    const samples: ScrapedSample[] = [];
     // Without metric_relabel_configs every parsed sample counts against sample_limit, so a
     // target far past it is cut while parsing instead of parsed whole first (a million
     // series took 6.5 s of the request thread before the limit refused them).
     const early = job.sampleLimit > 0 && job.metricRelabelConfigs.length === 0 ? job.sampleLimit : Infinity;
-    const parser = new ExpositionParser(formatForContentType(exp.contentType), (series, value, timestampMs) => {
-      if (samples.add(series, value, timestampMs) > early) {
+    const parser = new ExpositionParser(formatForContentType(exp.contentType), (s) => {
+      if (samples.push(s) > early) {
         tally.scraped = samples.length;
         throw new ScrapeLimitError(`sample_limit exceeded (more than ${job.sampleLimit} samples)`);
       }

@@ -21,90 +21,31 @@ export type FamilyType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 
 const TEXT_TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 const OM_TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset', 'unknown']);
 
-/**
- * One exposed series: its name and label set as parsed, and the type its family gave it.
- * With a SeriesMemo the same object stands for the series in every scrape of a target
- * that exposes it alike, so a consumer may keep what it made of the series beside it.
- */
-export interface ExposedSeries {
-  readonly name: string;
-  /** the type of the family the series belongs to */
-  readonly type: FamilyType;
+export interface ScrapedSample {
+  name: string;
+  /** the type of the family the sample belongs to */
+  type: FamilyType;
   /**
    * The v1 metric type it is stored as: counters' `_total`, and histograms' and summaries'
    * `_bucket`, `_count` and `_sum` only go up, so they are counters; everything else,
    * `_created` timestamps included, is a gauge.
    */
-  readonly kind: 'counter' | 'gauge';
-  /** name, value, name, value, ... in exposition order, values unescaped (never modified) */
-  readonly labels: readonly string[];
+  kind: 'counter' | 'gauge';
+  /**
+   * name, value, name, value, ... in exposition order, values unescaped (shared between
+   * the samples of one series when a SeriesMemo is used: never modified)
+   */
+  labels: readonly string[];
   /**
    * The series as written, name and label set (`name{a="b"}`): the same text in every
    * scrape of a steady target, which makes it the key of per-target caches.
    */
-  readonly series: string;
-  /** the label canonicalised when it was parsed (it depends on the family's TYPE) */
-  readonly floatLabel: string | null;
-  /**
-   * The consumer's: what it made of the series, kept with it from scrape to scrape
-   * (samples.ts keeps its CachedSeries here, sparing a lookup by text a sample). The
-   * parser never reads it.
-   */
-  mapped: unknown;
-}
-
-/** What the parser hands on for each sample line. */
-export type SampleSink = (series: ExposedSeries, value: number, timestampMs: number | null) => void;
-
-/** A sample as one object (parseExposition's answer). */
-export interface ScrapedSample {
-  name: string;
-  type: FamilyType;
-  kind: 'counter' | 'gauge';
-  labels: readonly string[];
   series: string;
   value: number;
   /** false for NaN and ±Inf, which v1 cannot store: the caller skips and counts them */
   finite: boolean;
   /** epoch milliseconds from the exposition, or null */
   timestampMs: number | null;
-}
-
-/**
- * One scrape's samples in columns: each sample's series (shared with other scrapes through
- * the memo), value and exposition timestamp. A scrape of a thousand series then leaves a
- * few arrays behind it, not a thousand objects for the collector to copy and promote.
- */
-export class ParsedSamples {
-  length = 0;
-  series: ExposedSeries[] = [];
-  values = new Float64Array(256);
-  /** epoch milliseconds; NaN where the exposition gives none */
-  timestamps = new Float64Array(256);
-
-  /** Adds a sample; returns how many there are now. */
-  add(series: ExposedSeries, value: number, timestampMs: number | null): number {
-    const i = this.length;
-    if (i === this.values.length) this.grow();
-    this.series.push(series);
-    this.values[i] = value;
-    this.timestamps[i] = timestampMs ?? NaN;
-    return ++this.length;
-  }
-
-  timestampOf(i: number): number | null {
-    const t = this.timestamps[i]!;
-    return Number.isNaN(t) ? null : t;
-  }
-
-  private grow(): void {
-    const values = new Float64Array(this.values.length * 2);
-    values.set(this.values);
-    this.values = values;
-    const timestamps = new Float64Array(values.length);
-    timestamps.set(this.timestamps);
-    this.timestamps = timestamps;
-  }
 }
 
 export interface FamilyMeta {
@@ -120,7 +61,13 @@ export interface ParseOptions {
   memo?: SeriesMemo;
 }
 
-interface MemoEntry extends ExposedSeries {
+interface MemoEntry {
+  /** the series as written, name and label set */
+  series: string;
+  name: string;
+  labels: readonly string[];
+  /** the label canonicalised when it was parsed (it depends on the family's TYPE) */
+  floatLabel: string | null;
   /** the parse it was last used in, and its place in that parse's order */
   seen: number;
   at: number;
@@ -164,19 +111,15 @@ export class SeriesMemo {
     this.next = 0;
   }
 
-  /**
-   * The entry expected at `pos` (the start of a line's name), if the line starts with its
-   * text. Only a series with a label set qualifies: a bare name is a prefix of longer
-   * names (`up` of `up_total`), and may be followed by a label set after blanks.
-   */
+  /** The entry expected at `pos` (the start of a line's name), if the line starts with its text. */
   expected(s: string, pos: number): MemoEntry | undefined {
     const e = this.previous[this.next];
-    return e !== undefined && e.series.charCodeAt(e.series.length - 1) === RBRACE && s.startsWith(e.series, pos) ? e : undefined;
+    return e !== undefined && s.startsWith(e.series, pos) ? e : undefined;
   }
 
-  get(series: string, r: Resolved): MemoEntry | undefined {
+  get(series: string, floatLabel: string | null): MemoEntry | undefined {
     const e = this.entries.get(series);
-    return e === undefined || !sameFamily(e, r) ? undefined : e;
+    return e === undefined || e.floatLabel !== floatLabel ? undefined : e;
   }
 
   /** A line had this entry's series. */
@@ -188,11 +131,9 @@ export class SeriesMemo {
     this.order.push(e);
   }
 
-  set(series: string, name: string, labels: readonly string[], r: Resolved): MemoEntry {
+  set(series: string, name: string, labels: readonly string[], floatLabel: string | null): MemoEntry {
     // copies: slices of this scrape's body would keep it alive as long as the series lasts
-    const e: MemoEntry = {
-      series: detached(series), name: detached(name), labels: labels.map(detached), type: r.type, kind: r.kind, floatLabel: r.floatLabel, mapped: undefined, seen: -1, at: 0,
-    };
+    const e: MemoEntry = { series: detached(series), name: detached(name), labels: labels.map(detached), floatLabel, seen: -1, at: 0 };
     this.entries.set(e.series, e);
     this.use(e);
     return e;
@@ -200,10 +141,7 @@ export class SeriesMemo {
 
   /** After a parse: forgets series absent from it and the one before. */
   sweep(): void {
-    // forEach, not for-of over entries: that makes a [key, value] array an entry, every parse
-    this.entries.forEach((e, series, entries) => {
-      if (e.seen < this.parses - 1) entries.delete(series);
-    });
+    for (const [series, e] of this.entries) if (e.seen < this.parses - 1) this.entries.delete(series);
   }
 }
 
@@ -234,31 +172,10 @@ export function formatForContentType(contentType: string | null | undefined): Ex
 /** Parses a whole exposition at once; see ExpositionParser for the streaming form. */
 export function parseExposition(text: string, format: ExpositionFormat, options?: ParseOptions): ScrapedSample[] {
   const samples: ScrapedSample[] = [];
-  const parser = new ExpositionParser(format, collectSamples(samples), options);
+  const parser = new ExpositionParser(format, (s) => samples.push(s), options);
   parser.push(text);
   parser.end();
   return samples;
-}
-
-/** A sink that appends each sample to `into` as one object. */
-export function collectSamples(into: ScrapedSample[]): SampleSink {
-  return ({ name, type, kind, labels, series }, value, timestampMs) => {
-    into.push({ name, type, kind, labels, series, value, finite: Number.isFinite(value), timestampMs });
-  };
-}
-
-/** The same, in columns, as a scrape parses it. */
-export function parseSamples(text: string, format: ExpositionFormat, options?: ParseOptions): ParsedSamples {
-  const samples = new ParsedSamples();
-  const parser = new ExpositionParser(format, (series, value, timestampMs) => samples.add(series, value, timestampMs), options);
-  parser.push(text);
-  parser.end();
-  return samples;
-}
-
-/** Whether a series parsed before resolves as it did then (a TYPE line may have changed). */
-function sameFamily(e: ExposedSeries, r: Resolved): boolean {
-  return e.type === r.type && e.kind === r.kind && e.floatLabel === r.floatLabel;
 }
 
 interface Resolved {
@@ -317,7 +234,7 @@ export class ExpositionParser {
 
   private readonly memo: SeriesMemo | null;
 
-  constructor(format: ExpositionFormat, private readonly onSample: SampleSink, options: ParseOptions = {}) {
+  constructor(format: ExpositionFormat, private readonly onSample: (s: ScrapedSample) => void, options: ParseOptions = {}) {
     this.om = format === 'openmetrics';
     this.maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.memo = options.memo ?? null;
@@ -505,51 +422,45 @@ export class ExpositionParser {
   private sample(s: string, pos: number, end: number): void {
     const om = this.om;
     const memo = this.memo;
-    let exposed: ExposedSeries;
+    let name: string;
+    let r: Resolved;
+    let labels: readonly string[] = NO_LABELS;
+    let series: string;
     let p: number;
     const expected = memo?.expected(s, pos);
-    if (expected !== undefined && sameFamily(expected, this.resolve(expected.name))) {
+    if (expected !== undefined && (r = this.resolve(expected.name)).floatLabel === expected.floatLabel) {
       memo!.use(expected);
-      exposed = expected;
-      p = pos + expected.series.length;
+      ({ name, labels, series } = expected);
+      p = pos + series.length;
     } else {
       p = this.metricNameEnd(s, pos, end, 'a metric name, a "#" line or an empty line');
-      const name = s.slice(pos, p);
-      const r = this.resolve(name);
-      let labels: readonly string[] = NO_LABELS;
-      let series = name;
+      name = s.slice(pos, p);
+      r = this.resolve(name);
+      series = name;
       if (!om) {
         const afterName = p;
         while (p < end && isBlank(s.charCodeAt(p))) p++;
         if (p < end && s.charCodeAt(p) !== LBRACE && p === afterName) throw this.error('expected "{" or a space after the metric name', { s, pos: p });
       }
-      let known: MemoEntry | undefined;
-      if (p >= end || s.charCodeAt(p) !== LBRACE) {
-        known = memo?.get(name, r);
-      } else {
+      if (p < end && s.charCodeAt(p) === LBRACE) {
         // The first "}" ends the label set unless a label value holds one; then the text
         // up to it is no complete label set and cannot be in the memo.
         const close = memo ? s.indexOf('}', p) : -1;
-        known = close >= 0 && close < end ? memo!.get((series = s.slice(pos, close + 1)), r) : undefined;
+        const known = close >= 0 && close < end ? memo!.get((series = s.slice(pos, close + 1)), r.floatLabel) : undefined;
         if (known) {
+          memo!.use(known);
+          labels = known.labels;
+          series = known.series;
           p = close + 1;
         } else {
           const parsed: string[] = [];
           p = this.labels(s, p + 1, end, parsed, r.floatLabel);
           series = s.slice(pos, p);
-          labels = parsed;
+          if (memo) ({ labels, series } = memo.set(series, name, parsed, r.floatLabel));
+          else labels = parsed;
         }
       }
-      if (known) {
-        memo!.use(known);
-        exposed = known;
-      } else if (memo) {
-        exposed = memo.set(series, name, labels, r);
-      } else {
-        exposed = { name, type: r.type, kind: r.kind, labels, series, floatLabel: r.floatLabel, mapped: undefined };
-      }
     }
-    const { name, labels } = exposed;
     if (labels !== NO_LABELS && !om) while (p < end && isBlank(s.charCodeAt(p))) p++;
     if (om) p = this.space(s, p, end, 'the value');
     if (p >= end) throw this.error(`expected a value for ${name}`);
@@ -581,7 +492,7 @@ export class ExpositionParser {
     }
     if (p < end) throw this.error('unexpected text after the sample', { s, pos: p });
     try {
-      this.onSample(exposed, value, timestampMs);
+      this.onSample({ name, type: r.type, kind: r.kind, labels, series, value, finite: Number.isFinite(value), timestampMs });
     } catch (e) {
       this.sinkError = e;
       throw e;

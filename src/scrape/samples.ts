@@ -10,7 +10,7 @@ import { detached, ValueRows, type TagPairs } from '../tsdb/sample.js';
 import { tagKey } from '../tsdb/series-index.js';
 import { withinExponentLimits } from '../ingest/float-limits.js';
 import type { TimeWindow } from '../ingest/time-window.js';
-import type { ExposedSeries, ParsedSamples } from './parse.js';
+import type { ScrapedSample } from './parse.js';
 import type { ScrapeJob } from './config.js';
 import { addExternalLabels, scrapedLabels, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
@@ -58,8 +58,6 @@ export interface CachedSeries extends Numbered {
   exposed: number;
   /** it holds its key in SeriesCache.holders (a flag, so a steady series costs no lookup there) */
   holding: boolean;
-  /** the cache that holds it, null once forgotten: an exposed series' `mapped` is trusted only then */
-  cache: SeriesCache | null;
 }
 
 export class SeriesCache {
@@ -93,17 +91,7 @@ export class SeriesCache {
   }
 
   set(raw: string, e: CachedSeries): void {
-    e.cache = this;
     this.entries.set(raw, e);
-  }
-
-  /** The entry of an exposed series: the one it carries while this cache holds that, else by its text. */
-  of(s: ExposedSeries): CachedSeries | undefined {
-    const mapped = s.mapped as CachedSeries | undefined;
-    if (mapped !== undefined && mapped.cache === this) return mapped;
-    const e = this.entries.get(s.series);
-    if (e !== undefined) s.mapped = e;
-    return e;
   }
 
   /**
@@ -127,14 +115,12 @@ export class SeriesCache {
 
   /** After a scrape: forgets series not exposed in it or the one before. */
   sweep(): void {
-    // forEach, not for-of over entries: that makes a [key, value] array an entry, every scrape
-    this.entries.forEach((e, raw, entries) => {
-      if (e.exposed >= this.scrape - 1) return;
-      entries.delete(raw);
-      e.cache = null;
+    for (const [raw, e] of this.entries) {
+      if (e.exposed >= this.scrape - 1) continue;
+      this.entries.delete(raw);
       if (e.holding) this.holders.delete(e.key);
       this.numbering.release(e);
-    });
+    }
   }
 
   /**
@@ -148,10 +134,7 @@ export class SeriesCache {
 
   /** The job's settings changed: every mapping may have. */
   clear(): void {
-    for (const e of this.entries.values()) {
-      this.numbering.release(e);
-      e.cache = null;
-    }
+    for (const e of this.entries.values()) this.numbering.release(e);
     this.entries.clear();
     this.holders.clear();
   }
@@ -181,8 +164,8 @@ export function reservedKey(metric: string, tags: TagPairs): string {
   return `${metric}\u0000${tagKey(tags)}`;
 }
 
-function mapSeries(s: ExposedSeries, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, cache: null, number: -1, metricNo: -1 };
+function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
+  const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
   const labels = scrapedLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   // Prometheus checks its label limits on the series it stores, which has no external labels
@@ -225,7 +208,7 @@ function tooLong(labels: ReadonlyMap<string, string>, job: JobRules): string | n
  * `moreRows`: room the caller adds rows into (the health series').
  */
 export function convertScrape(
-  scraped: ParsedSamples, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
+  scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
   cache = new SeriesCache(), moreRows = 0,
 ): ConvertedScrape {
   const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, limits, cache);
@@ -249,7 +232,7 @@ const CONVERT_STEP = 4096;
  * else touches it between the slices.
  */
 export async function convertScrapeInSlices(
-  scraped: ParsedSamples, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
+  scraped: readonly ScrapedSample[], target: Pick<ScrapeTarget, 'labels'>, job: JobRules, scrapeTimeMs: number, limits: ConvertLimits,
   cache: SeriesCache, moreRows: number, slice: TimeSlice,
 ): Promise<ConvertedScrape> {
   const { out, scrapeTime, n } = begin(scraped.length + moreRows, scrapeTimeMs, limits, cache);
@@ -274,16 +257,15 @@ function begin(rows: number, scrapeTimeMs: number, limits: ConvertLimits, cache:
 
 /** Samples from <= i < to into `out`. */
 function convertInto(
-  out: ConvertedScrape, scraped: ParsedSamples, from: number, to: number, target: Pick<ScrapeTarget, 'labels'>, job: JobRules,
+  out: ConvertedScrape, scraped: readonly ScrapedSample[], from: number, to: number, target: Pick<ScrapeTarget, 'labels'>, job: JobRules,
   scrapeTime: number, limits: ConvertLimits, cache: SeriesCache, n: number,
 ): void {
   const refuse = (reason: RefusalReason) => out.refused.set(reason, (out.refused.get(reason) ?? 0) + 1);
   for (let i = from; i < to; i++) {
-    const s = scraped.series[i]!;
-    let e = cache.of(s);
+    const s = scraped[i]!;
+    let e = cache.get(s.series);
     if (!e) {
       cache.set(s.series, (e = mapSeries(s, target, job, limits)));
-      s.mapped = e;
       if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
     }
     // scrape_series_added counts series new to the target, as Prometheus counts those not
@@ -297,16 +279,14 @@ function convertInto(
     // __name__ counts as a label, as in Prometheus
     if (job.labelLimit > 0 && e.labelCount > job.labelLimit) throw new ScrapeLimitError(`label_limit exceeded (${e.labelCount} labels on ${s.name}, limit ${job.labelLimit})`);
     if (e.tooLong !== null) throw new ScrapeLimitError(e.tooLong);
-    const raw = scraped.values[i]!;
-    if (!Number.isFinite(raw)) { refuse('not_finite'); continue; }
+    if (!s.finite) { refuse('not_finite'); continue; }
     // the push API's rule: a magnitude of 1e127 or more is refused, below 1e-130 is 0
-    const value = withinExponentLimits(raw);
+    const value = withinExponentLimits(s.value);
     if (value === null) { refuse('too_large'); continue; }
     if (e.refusal) { refuse(e.refusal); continue; }
     if (!cache.holds(e, n)) { refuse('duplicate'); continue; }
-    const exposedMs = scraped.timestamps[i]!;
-    const own = job.honorTimestamps && !Number.isNaN(exposedMs);
-    const time = own ? Math.floor(exposedMs / 1000) : scrapeTime;
+    const own = job.honorTimestamps && s.timestampMs !== null;
+    const time = own ? Math.floor(s.timestampMs! / 1000) : scrapeTime;
     if (time < limits.oldest || time > limits.newest) { refuse('time_out_of_range'); continue; }
     // One value per series and second: a second one would be merged into the stored point.
     // In a scrape, a repeated series is a duplicate; across scrapes, an exposition

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { SeriesNumbering, type Numbered } from '../../src/scrape/numbering.js';
 import { convertScrape, SeriesCache } from '../../src/scrape/samples.js';
-import { parseSamples } from '../../src/scrape/parse.js';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
 
 const series = (metric: string, host: string): Numbered => ({ number: -1, metricNo: -1, metric, tags: [['host', host]] });
@@ -39,7 +39,7 @@ t.test('a target whose series churn: its numbering stays bounded, rows keep thei
   const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
   const job = { honorLabels: false, honorTimestamps: true, metricRelabelConfigs: [], externalLabels: [], sampleLimit: 0, labelLimit: 0 };
   const limits = { oldest: 1_000, newest: 2_000_000_000, now: 1_700_000_000, tagsPerMeasurement: 4 };
-  const exposition = (gen: number) => parseSamples(Array.from({ length: 1500 }, (_, i) => `pod_mem{pod="p${gen}-${i}"} ${i}`).join('\n'), 'text');
+  const exposition = (gen: number) => parseExposition(Array.from({ length: 1500 }, (_, i) => `pod_mem{pod="p${gen}-${i}"} ${i}`).join('\n'), 'text');
   let c = convertScrape(exposition(0), target, job, 1_700_000_000_000, limits, cache);
   let most = 0;
   const lists = new Set<unknown>();

@@ -4,7 +4,7 @@
 // storage, so a series whose sample was refused once (NaN, a repeated timestamp) counted
 // as added again when it was next stored.
 import t from 'tap';
-import { parseSamples } from '../../src/scrape/parse.js';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { convertScrape, SeriesCache } from '../../src/scrape/samples.js';
 
 const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
@@ -14,7 +14,7 @@ const NOW = 1_700_000_000_000;
 
 t.test('a series exposed in the previous scrape is not added, stored then or not', async (t) => {
   const cache = new SeriesCache();
-  const added = (text: string, at: number) => convertScrape(parseSamples(text, 'text'), target, job, at, limits, cache).added;
+  const added = (text: string, at: number) => convertScrape(parseExposition(text, 'text'), target, job, at, limits, cache).added;
   t.equal(added('q{quantile="0.5"} NaN\nc 1', NOW), 1, 'c is new; the NaN sample is not stored (Prometheus stores it and counts 2)');
   t.equal(added('q{quantile="0.5"} 3\nc 2', NOW + 15_000), 0, 'q was exposed last time: not new');
   t.equal(added(`c 3 ${NOW}`, NOW + 30_000), 0);

@@ -5,7 +5,7 @@
 // a cached timestamp read 5.5 after exposing 5, 5, 5 and 7). Samples without a timestamp,
 // and every sample with honor_timestamps false, take the scrape's time as before.
 import t from 'tap';
-import { parseSamples } from '../../src/scrape/parse.js';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { convertScrape, SeriesCache } from '../../src/scrape/samples.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
 import { startTestServer } from '../helpers/server.js';
@@ -20,7 +20,7 @@ const T = 1_699_999_000_000; // an exposition timestamp before NOW
 t.test('across scrapes: the same timestamp again is a duplicate, an older one out of order', async (t) => {
   const cache = new SeriesCache();
   const scrape = (text: string, at: number) => {
-    const c = convertScrape(parseSamples(text, 'text'), target, job, at, limits, cache);
+    const c = convertScrape(parseExposition(text, 'text'), target, job, at, limits, cache);
     return { stored: samplesOf(c.rows.columns(cache.numbering.metrics, cache.numbering.tagSets)).map((s) => [s.metric, s.time, s.sum]), refused: Object.fromEntries(c.refused) };
   };
   t.same(scrape(`g 5 ${T}\nfree 1`, NOW), { stored: [['g', T / 1000, 5], ['free', NOW / 1000, 1]], refused: {} });
@@ -31,7 +31,7 @@ t.test('across scrapes: the same timestamp again is a duplicate, an older one ou
 });
 
 t.test('in one scrape: a series repeated with an older timestamp is out of order', async (t) => {
-  const c = convertScrape(parseSamples(`g 1 ${T}\ng 2 ${T - 5000}\ng 3 ${T}`, 'text'), target, job, NOW, limits);
+  const c = convertScrape(parseExposition(`g 1 ${T}\ng 2 ${T - 5000}\ng 3 ${T}`, 'text'), target, job, NOW, limits);
   t.same(Object.fromEntries(c.refused), { out_of_order: 1, duplicate: 1 });
   t.equal(c.rows.length, 1);
 });
@@ -39,7 +39,7 @@ t.test('in one scrape: a series repeated with an older timestamp is out of order
 t.test('honor_timestamps false: every scrape writes at its own time', async (t) => {
   const cache = new SeriesCache();
   const off = { ...job, honorTimestamps: false };
-  for (const at of [NOW, NOW + 15_000]) t.equal(convertScrape(parseSamples(`g 5 ${T}`, 'text'), target, off, at, limits, cache).rows.length, 1);
+  for (const at of [NOW, NOW + 15_000]) t.equal(convertScrape(parseExposition(`g 5 ${T}`, 'text'), target, off, at, limits, cache).rows.length, 1);
 });
 
 t.test('end to end: a target repeating a cached timestamp keeps its first value', async (t) => {

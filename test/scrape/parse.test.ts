@@ -3,7 +3,7 @@ import { seededRandom } from './random.js';
 import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import {
-  ExpositionError, ExpositionParser, collectSamples, SCRAPE_ACCEPT, SeriesMemo, canonicalFloat, formatForContentType, parseExposition, plainDecimal,
+  ExpositionError, ExpositionParser, SCRAPE_ACCEPT, SeriesMemo, canonicalFloat, formatForContentType, parseExposition, plainDecimal,
   type ExpositionFormat, type ScrapedSample,
 } from '../../src/scrape/parse.js';
 
@@ -36,7 +36,7 @@ t.test('the Accept header is the one Prometheus 2 sends, and Content-Type picks 
 
 t.test('real node_exporter 1.5.0 output', async (t) => {
   const samples: ScrapedSample[] = [];
-  const parser = new ExpositionParser('text', collectSamples(samples));
+  const parser = new ExpositionParser('text', (s) => samples.push(s));
   parser.push(fixture('node-exporter-1.5.0.prom'));
   parser.end();
   t.equal(samples.length, 507);
@@ -92,7 +92,7 @@ t.test('prom-client gives the same samples in both formats, captured and live', 
 
 t.test('OpenMetrics: every type, _created, exemplars, units, timestamps, NaN and Inf', async (t) => {
   const samples: ScrapedSample[] = [];
-  const parser = new ExpositionParser('openmetrics', collectSamples(samples));
+  const parser = new ExpositionParser('openmetrics', (s) => samples.push(s));
   parser.push(fixture('python-client-style.om.txt'));
   parser.end();
   const brief = (s: ScrapedSample | undefined) => s && [s.type, s.kind, s.value];
@@ -252,12 +252,12 @@ t.test('chunks may split anywhere, even inside a UTF-8 character', async (t) => 
   const bytes = Buffer.from(text, 'utf8');
   for (const size of [1, 2, 3, 7, 64, 1000]) {
     const samples: ScrapedSample[] = [];
-    const parser = new ExpositionParser('openmetrics', collectSamples(samples));
+    const parser = new ExpositionParser('openmetrics', (s) => samples.push(s));
     for (let i = 0; i < bytes.length; i += size) parser.push(bytes.subarray(i, i + size));
     parser.end();
     t.same(samples, whole, `${size}-byte chunks`);
     const strings: ScrapedSample[] = [];
-    const p2 = new ExpositionParser('openmetrics', collectSamples(strings));
+    const p2 = new ExpositionParser('openmetrics', (s) => strings.push(s));
     for (let i = 0; i < text.length; i += size) p2.push(text.slice(i, i + size));
     p2.end();
     t.same(strings, whole, `${size}-character string chunks`);
@@ -345,7 +345,7 @@ t.test('le and quantile values are put in canonical float form', async (t) => {
 t.test('a SeriesMemo: label sets looked up by their text, the same samples as a fresh parse', async (t) => {
   const parseWith = (text: string, memo: SeriesMemo) => {
     const out: ScrapedSample[] = [];
-    const parser = new ExpositionParser('text', collectSamples(out), { memo });
+    const parser = new ExpositionParser('text', (s) => out.push(s), { memo });
     parser.push(text);
     parser.end();
     return out;
@@ -364,24 +364,15 @@ t.test('a SeriesMemo: label sets looked up by their text, the same samples as a 
   const typed = parseWith('# TYPE x histogram\nx_bucket{le="1"} 4\n', memo);
   t.same(typed[0]!.labels, ['le', '1.0'], 'a label set parsed under another TYPE is parsed again');
 
-  t.equal(memo.size, 5, 'every series is remembered, a name without labels too');
+  t.equal(memo.size, 4, 'label sets are remembered (a name alone needs no memo)');
   parseWith('plain 6\n', memo);
-  t.equal(memo.size, 2, 'series absent from this parse and the one before are forgotten (x_bucket was in the last one)');
-  t.equal(parseWith('plain 7\n', memo)[0]!.series, 'plain');
-
-  // a name without labels is a prefix of longer names, and of itself with a label set
-  const bare = new SeriesMemo();
-  const names = 'up 1\nup_total 2\nup 3\n';
-  parseWith(names, bare);
-  t.same(parseWith(names, bare), parseExposition(names, 'text'), 'up and up_total told apart');
-  const labelled = 'up {a="1"} 4\nup 5\nup_total{b="2"} 6\n';
-  t.same(parseWith(labelled, bare), parseExposition(labelled, 'text'), 'up, then up with a label set after a blank');
+  t.equal(memo.size, 1, 'label sets absent from this parse and the one before are forgotten (x_bucket was in the last one)');
 
   // a parse that fails still forgets what two parses did not see: new label sets every
   // time, each parse ending in a bad line, keep at most two parses' worth
   const failing = new SeriesMemo();
   for (let i = 0; i < 4; i++) t.throws(() => parseWith(`f{i="${i}a"} 1\nf{i="${i}b"} 2\nbroken\n`, failing), /line 3/);
-  t.equal(failing.size, 5, 'the last two parses\' series (and broken), not all nine');
+  t.equal(failing.size, 4, 'the last two parses\' label sets, not all eight');
 
   // what the memo holds never changes what a line means: random label sets, twice each
   const random = seededRandom(99);

@@ -1,7 +1,7 @@
 // convertScrape: a scrape's parsed samples -> numbered rows, refusals counted by reason,
 // limits failing the whole scrape, and the per-target series cache across scrapes.
 import t from 'tap';
-import { parseSamples, SeriesMemo } from '../../src/scrape/parse.js';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { convertScrape, convertScrapeInSlices, reservedKey, SeriesCache, ScrapeLimitError, type ConvertedScrape } from '../../src/scrape/samples.js';
 import { TimeSlice } from '../../src/tsdb/slice.js';
 import { samplesOf } from '../../src/tsdb/sample.js';
@@ -11,7 +11,7 @@ const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
 const job = { honorLabels: false, honorTimestamps: true, metricRelabelConfigs: [], externalLabels: [], sampleLimit: 0, labelLimit: 0 };
 const limits = { oldest: 1_000, newest: 2_000_000_000, now: 1_700_000_000, tagsPerMeasurement: 4 };
 const NOW = 1_700_000_000_000;
-const parse = (text: string) => parseSamples(text, 'text');
+const parse = (text: string) => parseExposition(text, 'text');
 /** The rows as samples, by the cache's numbering. */
 const samples = (c: ConvertedScrape, cache: SeriesCache) => samplesOf(c.rows.columns(cache.numbering.metrics, cache.numbering.tagSets));
 
@@ -56,7 +56,7 @@ t.test('series dropped or refused are mapped once while exposed, and forgotten w
   const cache = new SeriesCache();
   const dropGone = { ...job, metricRelabelConfigs: compileRelabelConfigs([{ source_labels: ['__name__'], regex: 'gone', action: 'drop' }], () => {}) };
   const text = 'gone 1\nwide{a="1",b="2",c="3"} 1\nnan NaN\nok 1';
-  const mapped = () => parse(text).series.map((s) => cache.get(s.series));
+  const mapped = () => parse(text).map((s) => cache.get(s.series));
   convertScrape(parse(text), target, dropGone, NOW, limits, cache);
   const first = mapped();
   t.ok(first.every((e) => e !== undefined), 'all four mapped');
@@ -68,17 +68,12 @@ t.test('series dropped or refused are mapped once while exposed, and forgotten w
 });
 
 t.test('a changed tags-per-measurement limit maps the series again', async (t) => {
-  // with a memo, as a target's loop parses, the parsed series carries its mapping from
-  // scrape to scrape: it must not outlive the cache's
-  for (const memo of [undefined, new SeriesMemo()]) {
-    const cache = new SeriesCache();
-    const parsed = (text: string) => parseSamples(text, 'text', { memo });
-    const text = 'wide{a="1",b="2",c="3"} 1';
-    t.same([...convertScrape(parsed(text), target, job, NOW, limits, cache).refused], [['too_many_tags', 1]]);
-    const c = convertScrape(parsed(text), target, job, NOW + 5000, { ...limits, tagsPerMeasurement: 5 }, cache);
-    t.same(samples(c, cache).map((s) => s.tags.length), [5], 'stored under the raised limit');
-    t.same([...convertScrape(parsed(text), target, job, NOW + 10_000, limits, cache).refused], [['too_many_tags', 1]], 'refused again once lowered');
-  }
+  const cache = new SeriesCache();
+  const text = 'wide{a="1",b="2",c="3"} 1';
+  t.same([...convertScrape(parse(text), target, job, NOW, limits, cache).refused], [['too_many_tags', 1]]);
+  const c = convertScrape(parse(text), target, job, NOW + 5000, { ...limits, tagsPerMeasurement: 5 }, cache);
+  t.same(samples(c, cache).map((s) => s.tags.length), [5], 'stored under the raised limit');
+  t.same([...convertScrape(parse(text), target, job, NOW + 10_000, limits, cache).refused], [['too_many_tags', 1]], 'refused again once lowered');
 });
 
 t.test('a scrape failed by a limit still sweeps: what it mapped does not pile up', async (t) => {

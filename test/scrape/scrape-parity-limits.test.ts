@@ -4,7 +4,7 @@
 // the whole scrape. label_name_length_limit and label_value_length_limit count bytes, as
 // Go's len() does, on every label including __name__.
 import t from 'tap';
-import { parseSamples } from '../../src/scrape/parse.js';
+import { parseExposition } from '../../src/scrape/parse.js';
 import { convertScrape, ScrapeLimitError } from '../../src/scrape/samples.js';
 import { startTestServer } from '../helpers/server.js';
 import { startExporter } from './exporter.js';
@@ -13,7 +13,7 @@ const target = { labels: [['instance', 'h:1'], ['job', 'j']] as const };
 const job = { honorLabels: false, honorTimestamps: true, metricRelabelConfigs: [], externalLabels: [], sampleLimit: 0, labelLimit: 0 };
 const limits = { oldest: 1_000, newest: 2_000_000_000, now: 1_700_000_000, tagsPerMeasurement: 10 };
 const NOW = 1_700_000_000_000;
-const parse = (text: string) => parseSamples(text, 'text');
+const parse = (text: string) => parseExposition(text, 'text');
 
 t.test('label_limit does not count external labels', async (t) => {
   const external = { ...job, externalLabels: [['region', 'eu'], ['zone', 'a']] as [string, string][], labelLimit: 3 };
