@@ -1,11 +1,10 @@
 // The Prometheus text format 0.0.4 and OpenMetrics 1.0 text, parsed a line at a time
 // from chunks as they arrive. One hand-written scanner serves both formats; `om` switches
 // on OpenMetrics' stricter spacing, its extra types, exemplars and the final `# EOF`.
-// The scanner walks each line once with charCodeAt (no regex per character, no tokens)
-// and hands on each sample as its series (an ExposedSeries), value and timestamp, which a
-// scrape keeps in columns (ParsedSamples). With a SeriesMemo (one per target), a series
-// seen in an earlier scrape is the same object again, found by its text instead of
-// scanned, so a steady target's line allocates nothing but the parse of its value.
+// The scanner walks each line once with charCodeAt (no regex per character, no tokens);
+// the only allocations per sample are the sample itself, its label array and its strings.
+// With a SeriesMemo (one per target), a label set seen in an earlier scrape is looked up
+// by its text instead of scanned again, so a steady target's lines cost two slices each.
 // A line longer than `maxLineLength` is refused as soon as it is seen, not buffered.
 import { detached } from '../tsdb/sample.js';
 
