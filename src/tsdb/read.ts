@@ -64,6 +64,11 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
   const fromW = windowOf(from, tier);
   const toW = windowOf(to - 1, tier);
   const step = tier === 0 ? 0 : tier;
+  // a bucket is read whole when its time is in [from, to), as stored parts give it: the
+  // head's points of the buckets starting in that range, not the points in it (an
+  // unaligned range gave the edge buckets partly, or one before `from`, until written)
+  const headFrom = step ? Math.ceil(from / step) * step : from;
+  const headTo = step ? Math.ceil(to / step) * step : to;
   const count = b - a;
   const keys: string[] = [];
   // per series n of the batch, its keys are keys[first[n]] .. keys[first[n + 1] - 1], in part order per window
@@ -91,10 +96,10 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     if (windows) {
       // copies taken now (later appends do not leak into this read), rolled up when visited
       const memory: HeadChunk[] = [];
-      for (const c of windows) if (c.window + WINDOW > from && c.window < to) memory.push(c);
+      for (const c of windows) if (c.window + WINDOW > headFrom && c.window < headTo) memory.push(c);
       if (memory.length > 1) memory.sort((x, y) => x.window - y.window);
       for (const c of memory) {
-        if (buckets) c.bucketsInto(from, to, step, buckets);
+        if (buckets) c.bucketsInto(headFrom, headTo, step, buckets);
         else c.copyInto(from, to, copies!);
       }
     }

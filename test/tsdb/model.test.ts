@@ -1,0 +1,274 @@
+// Model-based randomized test of the storage engine: seeded lists of operations (appends of
+// plain and summary samples at random times in a few windows, out of order, late into
+// windows already checkpointed and merged, repeated timestamps; checkpoints, some left
+// running beside the next operations; waits for merges; close and reopen; crashes that
+// leave the WAL to replay) run against a real engine on LevelDB in a temp dir, and after
+// every operation every series is read at every tier over whole, per-window, aligned and
+// unaligned ranges and compared with the naive model of model-oracle.ts.
+//
+// CI runs the fixed seeds below; GW_MODEL_SEEDS=500 runs seeds 1..500 as well (and
+// GW_MODEL_SEED=1234 one seed alone). A mismatch names the seed, the step and a shortened
+// list of operations that still fails (greedy removal, a bounded number of reruns).
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEngine } from '../helpers/engine.js';
+import { valueSample, type Sample, type TagPairs, type ValueColumns, rowColumns, ROW_BYTES } from '../../src/tsdb/sample.js';
+import { PART_TIERS, WINDOW, windowOf } from '../../src/tsdb/keys.js';
+import type { EngineState } from '../../src/tsdb/state.js';
+import { COLUMN, type Points } from '../../src/tsdb/points.js';
+import type { EngineOptions } from '../../src/tsdb/engine.js';
+import { Model, READ_TIERS, Rng, asSummary, diffPoints, generate, type GenSample, type Op, type ReadTier } from './model-oracle.js';
+
+const SERIES = 3;
+const WINDOWS = 4;
+const STEPS = 36;
+
+/**
+ * Raw windows two before and two after a boundary of the 3600 s tier's windows (so of the
+ * 900 s tier's too), between 14 and 30 days back: ended, so checkpoints and sealing treat
+ * them as closed windows.
+ */
+function windowStarts(): number[] {
+  const now = Math.floor(Date.now() / 1000);
+  const boundary = windowOf(now - 30 * 86400, 3600) + 64 * WINDOW;
+  return [boundary - 2 * WINDOW, boundary - WINDOW, boundary, boundary + WINDOW];
+}
+
+const tagsOf: TagPairs[] = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]));
+
+/** Per seed, the engine's knobs: every checkpoint writes every window, or only due ones; windows sealed at once, or never. */
+function optionsFor(seed: number): Partial<EngineOptions> {
+  const r = new Rng(seed ^ 0x5eed);
+  return { flushPoints: r.pick([1, 1, 4, 120]), sealIdleMs: r.pick([0, 0, 3_600_000]) };
+}
+
+interface Failure {
+  step: number;
+  message: string;
+}
+
+/** A fresh engine dir, the ops run one by one, every series read at every tier after each. Returns the first mismatch. */
+async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions>): Promise<Failure | null> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-model-'));
+  const starts = windowStarts();
+  const model = new Model();
+  let e = await openEngine(dir, opts);
+  const pending: Promise<unknown>[] = [];
+  const ids = new Map<number, number>(); // series index -> engine id
+  const settle = async () => { await Promise.all(pending.splice(0)); };
+  try {
+    for (let step = 0; step < ops.length; step++) {
+      const op = ops[step]!;
+      try {
+        await apply(op);
+      } catch (err) {
+        return { step, message: `threw ${(err as Error).stack ?? String(err)}` };
+      }
+      for (const [i] of tagsOf.entries()) {
+        if (ids.has(i)) continue;
+        const ref = e.engine.select(1, 'm', { op: 'all' }).find((r) => r.tags[0]![1] === `h${i}`);
+        if (ref) ids.set(i, ref.id);
+      }
+      if (STATS) tally(e.engine, ids, starts);
+      const bad = await check(e.engine, model, ids, starts, new Rng((seed * 1000003 + step) >>> 0));
+      if (bad) return { step, message: bad };
+    }
+    await settle();
+    return null;
+  } finally {
+    await settle().catch(() => undefined);
+    await e.engine.close().catch(() => undefined);
+    await e.crash().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  async function apply(op: Op): Promise<void> {
+    const toSample = (g: GenSample): Sample => {
+      const time = starts[g.w]! + g.off;
+      return typeof g.v === 'number' ? valueSample('m', tagsOf[g.s]!, time, g.v) : { metric: 'm', tags: tagsOf[g.s]!, time, ...g.v };
+    };
+    const accept = (samples: readonly GenSample[]) => { for (const g of samples) model.accept(g.s, starts[g.w]! + g.off, asSummary(g.v)); };
+    switch (op.k) {
+      case 'append':
+        accept(op.samples);
+        if (op.cols) await e.engine.appendValues(1, columnsOf(op.samples, starts));
+        else await e.engine.append(1, op.samples.map(toSample));
+        break;
+      case 'appendMany': {
+        const writes: Promise<void>[] = [];
+        for (const b of op.batches) {
+          accept(b);
+          writes.push(e.engine.append(1, b.map(toSample)));
+        }
+        await Promise.all(writes);
+        break;
+      }
+      case 'checkpoint':
+        await e.engine.checkpoint();
+        break;
+      case 'checkpointBg':
+        pending.push(e.engine.checkpoint());
+        break;
+      case 'compacted':
+        await settle();
+        await e.engine.compacted();
+        break;
+      case 'reopen':
+        await settle();
+        await e.engine.close();
+        await e.crash();
+        e = await openEngine(dir, opts);
+        break;
+      case 'crash':
+        // whatever runs in the background (a checkpoint, merges) stops where it is
+        e.commit.left = 0;
+        pending.splice(0);
+        await e.crash();
+        e = await openEngine(dir, opts);
+        break;
+    }
+  }
+}
+
+function columnsOf(samples: readonly GenSample[], starts: readonly number[]): ValueColumns {
+  const cols = rowColumns(new ArrayBuffer(samples.length * ROW_BYTES), samples.length);
+  samples.forEach((g, i) => {
+    cols.metric[i] = 0;
+    cols.tag[i] = g.s;
+    cols.time[i] = starts[g.w]! + g.off;
+    cols.value[i] = g.v as number;
+  });
+  return { length: samples.length, metrics: ['m'], tagSets: tagsOf, ...cols };
+}
+
+/** GW_MODEL_STATS=1: what the runs reached (parts by place and level, head windows), printed at the end. */
+const STATS = process.env.GW_MODEL_STATS === '1';
+const stats = new Map<string, number>();
+function tally(engine: Engine, ids: Map<number, number>, starts: readonly number[]): void {
+  const st = (engine as unknown as { st: EngineState }).st;
+  const bump = (k: string) => stats.set(k, (stats.get(k) ?? 0) + 1);
+  for (const id of ids.values()) {
+    for (const tier of PART_TIERS) {
+      for (const w of new Set(starts.map((s) => windowOf(s, tier)))) {
+        const parts = st.catalog.window(id, tier, w);
+        if (parts.length > 1) bump(`tier ${tier}: windows of several parts`);
+        for (const p of parts) bump(`tier ${tier}: parts of level ${p.level}`);
+      }
+    }
+    for (const c of st.head.get(id) ?? []) {
+      bump(c.size ? 'head windows holding points' : 'head windows empty');
+      if (c.size && (c as unknown as { cols: { sorted: boolean } }).cols.sorted === false) bump('head windows out of order');
+    }
+  }
+}
+t.teardown(() => { if (STATS) console.error([...stats].sort().map(([k, v]) => `${k}: ${v}`).join('\n')); });
+
+type Engine = Awaited<ReturnType<typeof openEngine>>['engine'];
+
+/** Every series at every tier: the whole span, each window, and random aligned and unaligned ranges; sometimes a few columns only. */
+async function check(engine: Engine, model: Model, ids: Map<number, number>, starts: readonly number[], r: Rng): Promise<string | null> {
+  const lo = starts[0]!;
+  const hi = starts[starts.length - 1]! + WINDOW;
+  const series = [...ids.keys()].sort((a, b) => a - b);
+  const engineIds = series.map((s) => ids.get(s)!);
+  for (const tier of READ_TIERS) {
+    const step = tier === 0 ? 1 : tier;
+    const ranges: [number, number][] = [[lo - 86400, hi + 86400], [starts[r.int(0, starts.length - 1)]!, 0]];
+    ranges[1]![1] = ranges[1]![0] + WINDOW;
+    for (let k = 0; k < 2; k++) {
+      const a = Math.floor(r.int(lo, hi) / step) * step;
+      ranges.push([a, a + r.int(1, 40) * step]);
+    }
+    // unaligned: the buckets whose start lies in the range, each whole (docs: from <= t < to)
+    const a = r.int(lo, hi);
+    ranges.push([a, a + r.int(1, 3 * step + 7)]);
+    for (const [from, to] of ranges) {
+      const columns = r.chance(0.2) ? r.pick([COLUMN.count, COLUMN.count | COLUMN.sumsq, COLUMN.last, COLUMN.min | COLUMN.max]) : 31;
+      const got: Points[] = new Array(engineIds.length);
+      if (columns === 31 && r.chance(0.5)) (await engine.read(1, engineIds, tier, from, to)).forEach((p, n) => { got[n] = p; });
+      else await engine.readEach(1, engineIds, tier, from, to, (n, p) => { got[n] = p; }, columns);
+      for (const [n, s] of series.entries()) {
+        const bad = diffPoints(got[n]!, model.read(s, tier, from, to), columns);
+        if (bad) return `series h${s}, tier ${tier}, range [${from}, ${to}) (window starts ${starts.join(', ')}), columns ${columns}: ${bad}`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Greedy shortening: drop ops one at a time (from the end first) while the run still fails; a bounded number of reruns. */
+async function shorten(seed: number, ops: Op[], opts: Partial<EngineOptions>, budget = 150): Promise<{ ops: Op[]; failure: Failure }> {
+  let best = ops;
+  let failure = (await run(seed, best, opts))!;
+  if (!failure) return { ops, failure: { step: -1, message: 'did not fail again (timing-dependent?)' } };
+  best = best.slice(0, failure.step + 1);
+  for (let i = best.length - 1; i >= 0 && budget > 0; i--) {
+    const fewer = [...best.slice(0, i), ...best.slice(i + 1)];
+    budget--;
+    const f = await run(seed, fewer, opts).catch((err) => ({ step: fewer.length - 1, message: String(err) }));
+    if (f) {
+      best = fewer.slice(0, f.step + 1);
+      failure = f;
+      i = Math.min(i, best.length);
+    }
+  }
+  return { ops: best, failure };
+}
+
+/** Seeds CI runs: each found something once, or covers a knob setting (see FINDINGS). */
+const FIXED_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+
+function seeds(): number[] {
+  const one = process.env.GW_MODEL_SEED;
+  if (one) return [Number(one)];
+  const many = Number(process.env.GW_MODEL_SEEDS ?? 0);
+  const out = new Set(FIXED_SEEDS);
+  for (let s = 1; s <= many; s++) out.add(s);
+  return [...out];
+}
+
+// Found by the model (seed 1): a roll-up read over a range not on its tier's buckets gave
+// the edge buckets from the head partly (only the points inside the range, and a bucket
+// starting before `from`), from stored parts whole; so a checkpoint changed the answer.
+t.test('a roll-up read over an unaligned range gives whole buckets from the head as from stored parts', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-model-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const e = await openEngine(dir);
+  const base = windowStarts()[0]!;
+  await e.engine.append(1, [10, 70, 3590, 3610, 7190].map((at, i) => valueSample('m', tagsOf[0]!, base + at, i + 1)));
+  const id = e.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  const reads = async () => {
+    const out: Record<string, number[][]> = {};
+    for (const tier of [60, 900, 3600] as const) {
+      for (const [from, to] of [[base + 30, base + 3605], [base + 5, base + 65], [base + 3601, base + 7199]]) {
+        const p = (await e.engine.read(1, [id], tier, from!, to!))[0]!;
+        out[`${tier} [${from! - base}, ${to! - base})`] = [p.t.map((x) => x - base), p.count, p.sum];
+      }
+    }
+    return out;
+  };
+  const head = await reads();
+  t.same(head['3600 [30, 3605)'], [[3600], [2], [9]], 'the bucket at 3600 s whole (3610 s is past the range), none at 0 s');
+  t.same(head['60 [5, 65)'], [[60], [1], [2]], 'the 60 s tier: the bucket at 60 s whole, none at 0 s');
+  await e.engine.checkpoint();
+  t.same(await reads(), head, 'the same once written');
+  await e.engine.close();
+  await e.crash();
+});
+
+for (const seed of seeds()) {
+  t.test(`seed ${seed}`, async (t) => {
+    const opts = optionsFor(seed);
+    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps: STEPS }, WINDOW);
+    const failure = await run(seed, ops, opts);
+    if (!failure) {
+      t.pass(`seed ${seed}: ${ops.length} ops, every read as the model says`);
+      return;
+    }
+    const short = await shorten(seed, ops, opts);
+    t.fail(`seed ${seed} (options ${JSON.stringify(opts)}), step ${failure.step} (${JSON.stringify(ops[failure.step])}): ${failure.message}\n` +
+      `shortened to ${short.ops.length} ops, failing at step ${short.failure.step}: ${short.failure.message}\nops: ${JSON.stringify(short.ops)}`);
+  });
+}
