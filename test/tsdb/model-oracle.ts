@@ -110,7 +110,8 @@ export function genSummary(r: Rng): Summary {
 
 const W_OFFSETS_HOT = [0, 1, 59, 60, 61, 599, 600, 899, 900, 901, 3599, 3600, 3601, 7200, 10799, 10800];
 
-export function generate(seed: number, o: GenOptions, windowLength: number): Op[] {
+/** `span[w]`: offsets in window w are below it (the window's length, or for the open window, how much of it has passed). */
+export function generate(seed: number, o: GenOptions, span: readonly number[]): Op[] {
   const r = new Rng(seed);
   const ops: Op[] = [];
   // per window: offsets used so far, so repeats of a timestamp come up often
@@ -123,10 +124,10 @@ export function generate(seed: number, o: GenOptions, windowLength: number): Op[
     const roll = r.next();
     if (u.length && roll < 0.25) off = r.pick(u); // a repeated timestamp
     else if (roll < 0.4) off = r.pick(W_OFFSETS_HOT);
-    else if (minutesOnly) off = r.int(0, windowLength / 60 - 1) * 60;
-    else off = r.int(0, windowLength - 1);
+    else if (minutesOnly) off = r.int(0, Math.floor(span[w]! / 60) - 1) * 60;
+    else off = r.int(0, span[w]! - 1);
     if (minutesOnly && off % 60 !== 0) off -= off % 60;
-    off = Math.min(off, windowLength - 1);
+    if (off >= span[w]!) off = r.int(0, span[w]! - 1);
     u.push(off);
     return { s: r.int(0, o.series - 1), w, off, v: r.chance(0.3) ? genSummary(r) : genValue(r) };
   };

@@ -19,21 +19,26 @@ import { PART_TIERS, WINDOW, windowOf } from '../../src/tsdb/keys.js';
 import type { EngineState } from '../../src/tsdb/state.js';
 import { COLUMN, type Points } from '../../src/tsdb/points.js';
 import type { EngineOptions } from '../../src/tsdb/engine.js';
-import { Model, READ_TIERS, Rng, asSummary, diffPoints, generate, type GenSample, type Op, type ReadTier } from './model-oracle.js';
+import { Model, READ_TIERS, Rng, asSummary, diffPoints, generate, type GenSample, type Op } from './model-oracle.js';
 
 const SERIES = 3;
-const WINDOWS = 4;
-const STEPS = 36;
+const STEPS = Number(process.env.GW_MODEL_STEPS ?? 36);
 
 /**
  * Raw windows two before and two after a boundary of the 3600 s tier's windows (so of the
  * 900 s tier's too), between 14 and 30 days back: ended, so checkpoints and sealing treat
- * them as closed windows.
+ * them as closed windows; and the open window, up to a minute ago.
  */
 function windowStarts(): number[] {
   const now = Math.floor(Date.now() / 1000);
   const boundary = windowOf(now - 30 * 86400, 3600) + 64 * WINDOW;
-  return [boundary - 2 * WINDOW, boundary - WINDOW, boundary, boundary + WINDOW];
+  return [boundary - 2 * WINDOW, boundary - WINDOW, boundary, boundary + WINDOW, windowOf(now - 60)];
+}
+const WINDOWS = windowStarts().length;
+/** Offsets each window takes: all of an ended one, of the open one what has passed (at least a minute, so whole minutes fit). */
+function spans(): number[] {
+  const now = Math.floor(Date.now() / 1000);
+  return windowStarts().map((w) => Math.max(60, Math.min(WINDOW, now - 60 - w + 1)));
 }
 
 const tagsOf: TagPairs[] = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]));
@@ -169,20 +174,21 @@ type Engine = Awaited<ReturnType<typeof openEngine>>['engine'];
 
 /** Every series at every tier: the whole span, each window, and random aligned and unaligned ranges; sometimes a few columns only. */
 async function check(engine: Engine, model: Model, ids: Map<number, number>, starts: readonly number[], r: Rng): Promise<string | null> {
-  const lo = starts[0]!;
-  const hi = starts[starts.length - 1]! + WINDOW;
+  const lo = Math.min(...starts);
+  const hi = Math.max(...starts) + WINDOW;
   const series = [...ids.keys()].sort((a, b) => a - b);
   const engineIds = series.map((s) => ids.get(s)!);
   for (const tier of READ_TIERS) {
     const step = tier === 0 ? 1 : tier;
     const ranges: [number, number][] = [[lo - 86400, hi + 86400], [starts[r.int(0, starts.length - 1)]!, 0]];
     ranges[1]![1] = ranges[1]![0] + WINDOW;
+    const near = () => r.pick(starts) + r.int(-2 * step, WINDOW);
     for (let k = 0; k < 2; k++) {
-      const a = Math.floor(r.int(lo, hi) / step) * step;
+      const a = Math.floor(near() / step) * step;
       ranges.push([a, a + r.int(1, 40) * step]);
     }
-    // unaligned: the buckets whose start lies in the range, each whole (docs: from <= t < to)
-    const a = r.int(lo, hi);
+    // unaligned: the buckets whose time lies in the range, each whole (docs: from <= t < to)
+    const a = near();
     ranges.push([a, a + r.int(1, 3 * step + 7)]);
     for (const [from, to] of ranges) {
       const columns = r.chance(0.2) ? r.pick([COLUMN.count, COLUMN.count | COLUMN.sumsq, COLUMN.last, COLUMN.min | COLUMN.max]) : 31;
@@ -212,6 +218,28 @@ async function shorten(seed: number, ops: Op[], opts: Partial<EngineOptions>, bu
       best = fewer.slice(0, f.step + 1);
       failure = f;
       i = Math.min(i, best.length);
+    }
+  }
+  // then the samples of each append, in halves, quarters, ... down to one at a time
+  const samplesOf = (op: Op): GenSample[][] => (op.k === 'append' ? [op.samples] : op.k === 'appendMany' ? op.batches : []);
+  for (let i = 0; i < best.length && budget > 0; i++) {
+    for (let b = 0; b < samplesOf(best[i]!).length && budget > 0; b++) {
+      for (let size = Math.ceil(samplesOf(best[i]!)[b]!.length / 2); size >= 1 && budget > 0; size = size === 1 ? 0 : Math.ceil(size / 2)) {
+        for (let at = 0; at < samplesOf(best[i]!)[b]!.length && budget > 0;) {
+          const list = samplesOf(best[i]!)[b]!;
+          if (list.length <= 1) break;
+          const fewer = list.filter((_, k) => k < at || k >= at + size);
+          const op = best[i]!;
+          const changed: Op = op.k === 'append' ? { ...op, samples: fewer } : { k: 'appendMany', batches: samplesOf(op).map((x, k) => (k === b ? fewer : x)) };
+          const trial = [...best.slice(0, i), changed, ...best.slice(i + 1)];
+          budget--;
+          const f = await run(seed, trial, opts).catch((err) => ({ step: trial.length - 1, message: String(err) }));
+          if (f && f.step >= i) {
+            best = trial.slice(0, f.step + 1);
+            failure = f;
+          } else at += size;
+        }
+      }
     }
   }
   return { ops: best, failure };
@@ -261,7 +289,7 @@ t.test('a roll-up read over an unaligned range gives whole buckets from the head
 for (const seed of seeds()) {
   t.test(`seed ${seed}`, async (t) => {
     const opts = optionsFor(seed);
-    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps: STEPS }, WINDOW);
+    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps: STEPS }, spans());
     const failure = await run(seed, ops, opts);
     if (!failure) {
       t.pass(`seed ${seed}: ${ops.length} ops, every read as the model says`);
