@@ -9,13 +9,14 @@
 // was interrupted is run again (which starts over) or the marker is removed.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, createReadStream, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { open, type FileHandle } from 'node:fs/promises';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { GaugewayError } from '../errors.js';
+import { makeDirectory } from '../make-dir.js';
 import { adminSocketPath } from '../admin-socket.js';
 import { FrameReader } from '../store/snapshot.js';
 import { parse, configOption } from './args.js';
@@ -59,7 +60,7 @@ export async function backupCommand(args: string[], out: Out = console.log): Pro
   const dir = resolve(positionals[0]!);
   const created = !existsSync(dir);
   if (!created && readdirSync(dir).length) throw new GaugewayError('E_BACKUP', `${dir} is not empty: back up into a new or empty folder`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir, 0o700);
   chmodSync(dir, 0o700);
   try {
     await writeBackup(config, dir, out);
@@ -162,7 +163,7 @@ async function snapshotFromDataDir<T>(config: Config, copy: (frames: AsyncIterab
 function copyTls(from: string, to: string): string[] {
   if (!existsSync(from)) return [];
   const files = readdirSync(from).filter((f) => f.endsWith('.pem'));
-  if (files.length) mkdirSync(to, { recursive: true, mode: 0o700 });
+  if (files.length) makeDirectory(to, 0o700);
   for (const f of files) {
     copyFileSync(join(from, f), join(to, f));
     chmodSync(join(to, f), 0o600);
@@ -213,7 +214,7 @@ export async function restoreCommand(args: string[], out: Out = console.log): Pr
   if (existsSync(location) && readdirSync(location).length && !existsSync(marker)) {
     throw new GaugewayError('E_BACKUP', `${dataDir} already holds a database: restore into a new data dir (--data-dir), or move that one away first`);
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectory(dataDir, 0o700);
   // a database left by an interrupted restore is ours to replace
   if (existsSync(marker)) rmSync(location, { recursive: true, force: true });
   writeFileSync(marker, `restore of ${dir} (${manifest.created_at}) started ${new Date().toISOString()}\n`, { mode: 0o600 });

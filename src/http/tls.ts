@@ -7,7 +7,7 @@
 // is missing, expires within 30 days, lacks a wanted name, or is the CA-style
 // self-signed certificate of Gaugeway 0.1 (which browsers refuse as a server
 // certificate); the CA is kept, so trusting it once is enough.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { generate } from 'selfsigned';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
+import { makeDirectory } from '../make-dir.js';
 
 export interface TlsMaterial {
   /** the certificate chain the server presents (server certificate, then the local CA) */
@@ -45,7 +46,7 @@ export async function loadTls(config: Config, log: Logger, now = Date.now()): Pr
     return { cert, ca: cert, key: readFileSync(key_file, 'utf8'), certFile: cert_file, fingerprint256: new X509Certificate(cert).fingerprint256, selfSigned: false };
   }
   const p = selfSignedPaths(config.data_dir);
-  mkdirSync(p.dir, { recursive: true, mode: 0o700 });
+  makeDirectory(p.dir, 0o700);
   const ca = await localCa(p, log, now);
   const names = wantedNames(config);
   const reason = existsSync(p.cert) && existsSync(p.key) ? renewalReason(readFileSync(p.cert, 'utf8'), ca.cert, names, now) : 'missing';

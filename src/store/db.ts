@@ -1,11 +1,12 @@
 // The one LevelDB of a data directory. Everything Gaugeway remembers lives here, each
 // concern in its own sublevel; every stored key below the account-level sublevels starts
 // with the account id (tenancy in the key).
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
 import { GaugewayError } from '../errors.js';
+import { makeDirectory } from '../make-dir.js';
 
 export type Db = Level<string, string>;
 
@@ -58,7 +59,7 @@ export class Store {
   }
 
   static async open(location: string, opts: OpenOptions): Promise<Store> {
-    mkdirSync(location, { recursive: true, mode: 0o700 });
+    makeDirectory(location, 0o700);
     refuseHeadlessDatabase(location);
     const db = new Level<string, string>(location, { valueEncoding: 'utf8', maxOpenFiles: MAX_OPEN_FILES, maxFileSize: TABLE_FILE_BYTES });
     try {
