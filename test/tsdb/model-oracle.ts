@@ -64,13 +64,19 @@ export type Op =
   /** close (final checkpoint) and open again */
   | { k: 'reopen' }
   /** the process dies (nothing more is written) and starts again: WAL replay */
-  | { k: 'crash' };
+  | { k: 'crash' }
+  /** the retention pass (retention long enough to expire nothing: it merges multi-part windows) */
+  | { k: 'retention' }
+  /** the metric of the last series is deleted (its data with it; later samples make a fresh series) */
+  | { k: 'purge' };
 
 export interface GenOptions {
   series: number;
   /** raw windows the samples fall in (indexes into the run's window starts) */
   windows: number;
   steps: number;
+  /** no restarts, retention passes or purges: a window's parts pile up to merges of merges */
+  quiet?: boolean;
 }
 
 /** Values of several kinds: integers, 2-decimal, full precision, negatives, huge and tiny. */
@@ -83,7 +89,8 @@ export function genValue(r: Rng): number {
     case 4: return (r.chance(0.5) ? -1 : 1) * r.next() * 1e120;
     case 5: return (r.chance(0.5) ? -1 : 1) * r.next() * 1e-120;
     case 6: return 0;
-    case 7: return r.pick([0.1, 0.2, 0.3, 1 / 3, Math.PI, -2.5, 1e15 + 0.5]);
+    // edges: what the API lets through at most (|v| < 1e127; below 1e-130 it stores 0), -0, 2^53 + 2, 0.1 + 0.2
+    case 7: return r.pick([0.1, 0.2, 0.3, 1 / 3, Math.PI, -2.5, 1e15 + 0.5, 9.99e126, -9.99e126, 1.01e-130, -0, 2 ** 53 + 2, 0.1 + 0.2]);
     case 8: return r.int(-1000, 1000) / 10;
     default: return r.next();
   }
@@ -152,8 +159,11 @@ export function generate(seed: number, o: GenOptions, span: readonly number[]): 
     else if (roll < 0.7) ops.push({ k: 'checkpoint' });
     else if (roll < 0.77) ops.push({ k: 'checkpointBg' });
     else if (roll < 0.87) ops.push({ k: 'compacted' });
-    else if (roll < 0.94) ops.push({ k: 'reopen' });
-    else ops.push({ k: 'crash' });
+    else if (o.quiet) ops.push({ k: 'checkpoint' });
+    else if (roll < 0.93) ops.push({ k: 'reopen' });
+    else if (roll < 0.97) ops.push({ k: 'crash' });
+    else if (roll < 0.99) ops.push({ k: 'retention' });
+    else ops.push({ k: 'purge' });
   }
   return ops;
 }
@@ -179,6 +189,10 @@ export interface Expected extends Points {
 export class Model {
   private readonly bySeries: Accepted[][] = [];
   private order = 0;
+
+  purge(series: number): void {
+    this.bySeries[series] = [];
+  }
 
   accept(series: number, t: number, s: Summary): void {
     (this.bySeries[series] ??= []).push({ t, s: { ...s }, order: this.order++ });

@@ -17,6 +17,10 @@ import { openEngine } from '../helpers/engine.js';
 import { valueSample, type Sample, type TagPairs, type ValueColumns, rowColumns, ROW_BYTES } from '../../src/tsdb/sample.js';
 import { PART_TIERS, WINDOW, windowOf } from '../../src/tsdb/keys.js';
 import type { EngineState } from '../../src/tsdb/state.js';
+import { RetentionJob } from '../../src/tsdb/retention.js';
+import { createLogger } from '../../src/log.js';
+
+const log = createLogger('silent');
 import { COLUMN, type Points } from '../../src/tsdb/points.js';
 import type { EngineOptions } from '../../src/tsdb/engine.js';
 import { Model, READ_TIERS, Rng, asSummary, diffPoints, generate, type GenSample, type Op } from './model-oracle.js';
@@ -41,6 +45,8 @@ function spans(): number[] {
   return windowStarts().map((w) => Math.max(60, Math.min(WINDOW, now - 60 - w + 1)));
 }
 
+/** The last series is of its own metric, which the purge op deletes. */
+const metricOf = (s: number) => (s === SERIES - 1 ? 'n' : 'm');
 const tagsOf: TagPairs[] = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]));
 
 /** Per seed, the engine's knobs: every checkpoint writes every window, or only due ones; windows sealed at once, or never. */
@@ -73,7 +79,7 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
       }
       for (const [i] of tagsOf.entries()) {
         if (ids.has(i)) continue;
-        const ref = e.engine.select(1, 'm', { op: 'all' }).find((r) => r.tags[0]![1] === `h${i}`);
+        const ref = e.engine.select(1, metricOf(i), { op: 'all' }).find((r) => r.tags[0]![1] === `h${i}`);
         if (ref) ids.set(i, ref.id);
       }
       if (STATS) tally(e.engine, ids, starts);
@@ -92,7 +98,7 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
   async function apply(op: Op): Promise<void> {
     const toSample = (g: GenSample): Sample => {
       const time = starts[g.w]! + g.off;
-      return typeof g.v === 'number' ? valueSample('m', tagsOf[g.s]!, time, g.v) : { metric: 'm', tags: tagsOf[g.s]!, time, ...g.v };
+      return typeof g.v === 'number' ? valueSample(metricOf(g.s), tagsOf[g.s]!, time, g.v) : { metric: metricOf(g.s), tags: tagsOf[g.s]!, time, ...g.v };
     };
     const accept = (samples: readonly GenSample[]) => { for (const g of samples) model.accept(g.s, starts[g.w]! + g.off, asSummary(g.v)); };
     switch (op.k) {
@@ -126,6 +132,19 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
         await e.crash();
         e = await openEngine(dir, opts);
         break;
+      case 'retention': {
+        const job = new RetentionJob(e.store, e.commit, e.engine, () => ({
+          retention_schedule: '0 0 1 1 *',
+          retention: { raw: 365 * 86400, '60': 365 * 86400, '900': 365 * 86400, '3600': 365 * 86400 },
+        }), log);
+        await job.run();
+        break;
+      }
+      case 'purge':
+        model.purge(SERIES - 1);
+        ids.delete(SERIES - 1);
+        await e.commit.write(await e.engine.purge(1, ['n']));
+        break;
       case 'crash':
         // whatever runs in the background (a checkpoint, merges) stops where it is
         e.commit.left = 0;
@@ -140,12 +159,12 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
 function columnsOf(samples: readonly GenSample[], starts: readonly number[]): ValueColumns {
   const cols = rowColumns(new ArrayBuffer(samples.length * ROW_BYTES), samples.length);
   samples.forEach((g, i) => {
-    cols.metric[i] = 0;
+    cols.metric[i] = metricOf(g.s) === 'm' ? 0 : 1;
     cols.tag[i] = g.s;
     cols.time[i] = starts[g.w]! + g.off;
     cols.value[i] = g.v as number;
   });
-  return { length: samples.length, metrics: ['m'], tagSets: tagsOf, ...cols };
+  return { length: samples.length, metrics: ['m', 'n'], tagSets: tagsOf, ...cols };
 }
 
 /** GW_MODEL_STATS=1: what the runs reached (parts by place and level, head windows), printed at the end. */
@@ -245,16 +264,25 @@ async function shorten(seed: number, ops: Op[], opts: Partial<EngineOptions>, bu
   return { ops: best, failure };
 }
 
-/** Seeds CI runs: each found something once, or covers a knob setting (see FINDINGS). */
-const FIXED_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+/**
+ * Seeds CI runs, with the steps each takes: a few dozen of ordinary length (seed 1 found
+ * the head's partial edge buckets), and two long ones, whose windows take enough
+ * checkpoints for merges of merges (level 2).
+ */
+type Run = [seed: number, steps: number, opts?: Partial<EngineOptions>, quiet?: boolean];
+/** every checkpoint writes every window, and nothing is sealed: merges pile up */
+const PILE_UP: Partial<EngineOptions> = { flushPoints: 1, sealIdleMs: 3_600_000 };
+const FIXED_SEEDS: Run[] = [...Array.from({ length: 24 }, (_, i): Run => [i + 1, STEPS]), [1001, 160, PILE_UP, true], [1002, 160, PILE_UP, true]];
 
-function seeds(): number[] {
+/** GW_MODEL_OPTS: engine options (JSON) for every seed, as `{"flushPoints":1,"sealIdleMs":3600000}`. */
+function seeds(): Run[] {
+  const forced = process.env.GW_MODEL_OPTS ? JSON.parse(process.env.GW_MODEL_OPTS) as Partial<EngineOptions> : undefined;
   const one = process.env.GW_MODEL_SEED;
-  if (one) return [Number(one)];
+  if (one) return [[Number(one), STEPS, forced, process.env.GW_MODEL_QUIET === '1']];
   const many = Number(process.env.GW_MODEL_SEEDS ?? 0);
-  const out = new Set(FIXED_SEEDS);
-  for (let s = 1; s <= many; s++) out.add(s);
-  return [...out];
+  const out = new Map(FIXED_SEEDS.map(([seed, steps, opts, quiet]) => [seed, [seed, steps, forced ?? opts, quiet] as Run]));
+  for (let s = 1; s <= many; s++) out.set(s, [s, STEPS, forced]);
+  return [...out.values()];
 }
 
 // Found by the model (seed 1): a roll-up read over a range not on its tier's buckets gave
@@ -286,10 +314,10 @@ t.test('a roll-up read over an unaligned range gives whole buckets from the head
   await e.crash();
 });
 
-for (const seed of seeds()) {
+for (const [seed, steps, forced, quiet] of seeds()) {
   t.test(`seed ${seed}`, async (t) => {
-    const opts = optionsFor(seed);
-    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps: STEPS }, spans());
+    const opts = forced ?? optionsFor(seed);
+    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps, quiet }, spans());
     const failure = await run(seed, ops, opts);
     if (!failure) {
       t.pass(`seed ${seed}: ${ops.length} ops, every read as the model says`);
