@@ -274,14 +274,17 @@ type Run = [seed: number, steps: number, opts?: Partial<EngineOptions>, quiet?: 
 const PILE_UP: Partial<EngineOptions> = { flushPoints: 1, sealIdleMs: 3_600_000 };
 const FIXED_SEEDS: Run[] = [...Array.from({ length: 24 }, (_, i): Run => [i + 1, STEPS]), [1001, 160, PILE_UP, true], [1002, 160, PILE_UP, true]];
 
-/** GW_MODEL_OPTS: engine options (JSON) for every seed, as `{"flushPoints":1,"sealIdleMs":3600000}`. */
+/**
+ * GW_MODEL_OPTS: engine options (JSON) for every seed, as `{"flushPoints":1,"sealIdleMs":3600000}`;
+ * GW_MODEL_QUIET=1: no restarts, retention passes or purges among the operations.
+ */
 function seeds(): Run[] {
   const forced = process.env.GW_MODEL_OPTS ? JSON.parse(process.env.GW_MODEL_OPTS) as Partial<EngineOptions> : undefined;
   const one = process.env.GW_MODEL_SEED;
   if (one) return [[Number(one), STEPS, forced, process.env.GW_MODEL_QUIET === '1']];
   const many = Number(process.env.GW_MODEL_SEEDS ?? 0);
   const out = new Map(FIXED_SEEDS.map(([seed, steps, opts, quiet]) => [seed, [seed, steps, forced ?? opts, quiet] as Run]));
-  for (let s = 1; s <= many; s++) out.set(s, [s, STEPS, forced]);
+  for (let s = 1; s <= many; s++) out.set(s, [s, STEPS, forced, process.env.GW_MODEL_QUIET === '1']);
   return [...out.values()];
 }
 
@@ -292,7 +295,7 @@ t.test('a roll-up read over an unaligned range gives whole buckets from the head
   const dir = mkdtempSync(join(tmpdir(), 'gw-model-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const e = await openEngine(dir);
-  const base = windowStarts()[0]!;
+  const base = windowStarts()[2]!; // on a whole hour, whatever GW_TEST_WINDOW_SECONDS says
   await e.engine.append(1, [10, 70, 3590, 3610, 7190].map((at, i) => valueSample('m', tagsOf[0]!, base + at, i + 1)));
   const id = e.engine.select(1, 'm', { op: 'all' })[0]!.id;
   const reads = async () => {
