@@ -45,9 +45,15 @@ function spans(): number[] {
   return windowStarts().map((w) => Math.max(60, Math.min(WINDOW, now - 60 - w + 1)));
 }
 
-/** The last series is of its own metric, which the purge op deletes. */
+/**
+ * The last series is of its own metric, which the purge op deletes, with the tags of the
+ * first (the same array, as ingest shares one a tag map): the appender's caches by tag
+ * set must tell the two apart.
+ */
 const metricOf = (s: number) => (s === SERIES - 1 ? 'n' : 'm');
-const tagsOf: TagPairs[] = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `h${i}`] as const)]));
+const hostOf = (s: number) => `h${s === SERIES - 1 ? 0 : s}`;
+const tagsOf: TagPairs[] = Array.from({ length: SERIES - 1 }, (_, i) => Object.freeze([Object.freeze(['host', hostOf(i)] as const)]));
+tagsOf.push(tagsOf[0]!);
 
 /** Per seed, the engine's knobs: every checkpoint writes every window, or only due ones; windows sealed at once, or never. */
 function optionsFor(seed: number): Partial<EngineOptions> {
@@ -79,7 +85,7 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
       }
       for (const [i] of tagsOf.entries()) {
         if (ids.has(i)) continue;
-        const ref = e.engine.select(1, metricOf(i), { op: 'all' }).find((r) => r.tags[0]![1] === `h${i}`);
+        const ref = e.engine.select(1, metricOf(i), { op: 'all' }).find((r) => r.tags[0]![1] === hostOf(i));
         if (ref) ids.set(i, ref.id);
       }
       if (STATS) tally(e.engine, ids, starts);
@@ -216,7 +222,7 @@ async function check(engine: Engine, model: Model, ids: Map<number, number>, sta
       else await engine.readEach(1, engineIds, tier, from, to, (n, p) => { got[n] = p; }, columns);
       for (const [n, s] of series.entries()) {
         const bad = diffPoints(got[n]!, model.read(s, tier, from, to), columns);
-        if (bad) return `series h${s}, tier ${tier}, range [${from}, ${to}) (window starts ${starts.join(', ')}), columns ${columns}: ${bad}`;
+        if (bad) return `series ${s} (${metricOf(s)} ${hostOf(s)}), tier ${tier}, range [${from}, ${to}) (window starts ${starts.join(', ')}), columns ${columns}: ${bad}`;
       }
     }
   }
