@@ -68,7 +68,11 @@ export type Op =
   /** the retention pass (retention long enough to expire nothing: it merges multi-part windows) */
   | { k: 'retention' }
   /** the metric of the last series is deleted (its data with it; later samples make a fresh series) */
-  | { k: 'purge' };
+  | { k: 'purge' }
+  /** a point for every filler series, in one append */
+  | { k: 'bulk'; samples: GenSample[] }
+  /** a checkpoint of which `batches` writes land, then the process dies: replay skips what they hold */
+  | { k: 'crashMid'; batches: number };
 
 export interface GenOptions {
   series: number;
@@ -77,6 +81,12 @@ export interface GenOptions {
   steps: number;
   /** no restarts, retention passes or purges: a window's parts pile up to merges of merges */
   quiet?: boolean;
+  /**
+   * Series of their own, indexes series.. series + filler - 1, that bulk ops give a point
+   * each: enough for a checkpoint of several batches (a crash between them: crashMid) and
+   * reads of several batches of series.
+   */
+  filler?: number;
 }
 
 /** Values of several kinds: integers, 2-decimal, full precision, negatives, huge and tiny. */
@@ -149,6 +159,12 @@ export function generate(seed: number, o: GenOptions, span: readonly number[]): 
     return out;
   };
   for (let i = 0; i < o.steps; i++) {
+    if (o.filler && r.chance(0.12)) {
+      if (r.chance(0.6)) {
+        ops.push({ k: 'bulk', samples: Array.from({ length: o.filler }, (_, f) => ({ ...sample(), s: o.series + f, v: genValue(r) })) });
+      } else ops.push({ k: 'crashMid', batches: r.int(0, 2) });
+      continue;
+    }
     if (r.chance(0.1)) minutesOnly = !minutesOnly;
     const roll = r.next();
     if (roll < 0.45) {

@@ -2,13 +2,16 @@
 // plain and summary samples at random times in a few windows, out of order, late into
 // windows already checkpointed and merged, repeated timestamps; checkpoints, some left
 // running beside the next operations; waits for merges; close and reopen; crashes that
-// leave the WAL to replay) run against a real engine on LevelDB in a temp dir, and after
-// every operation every series is read at every tier over whole, per-window, aligned and
+// leave the WAL to replay, also between the batches of a checkpoint; retention passes;
+// metric purges) run against a real engine on LevelDB in a temp dir, and after every
+// operation every series is read at every tier over whole, per-window, aligned and
 // unaligned ranges and compared with the naive model of model-oracle.ts.
 //
 // CI runs the fixed seeds below; GW_MODEL_SEEDS=500 runs seeds 1..500 as well (and
-// GW_MODEL_SEED=1234 one seed alone). A mismatch names the seed, the step and a shortened
-// list of operations that still fails (greedy removal, a bounded number of reruns).
+// GW_MODEL_SEED=1234 one seed alone); GW_MODEL_STEPS, GW_MODEL_OPTS, GW_MODEL_QUIET and
+// GW_MODEL_STATS below; GW_TEST_WINDOW_SECONDS=900 (keys.ts) runs it all with short
+// windows. A mismatch names the seed, the step and a shortened list of operations that
+// still fails (greedy removal, a bounded number of reruns).
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,10 +53,14 @@ function spans(): number[] {
  * first (the same array, as ingest shares one a tag map): the appender's caches by tag
  * set must tell the two apart.
  */
-const metricOf = (s: number) => (s === SERIES - 1 ? 'n' : 'm');
-const hostOf = (s: number) => `h${s === SERIES - 1 ? 0 : s}`;
+const metricOf = (s: number) => (s >= SERIES ? 'f' : s === SERIES - 1 ? 'n' : 'm');
+const hostOf = (s: number) => (s >= SERIES ? `f${s}` : `h${s === SERIES - 1 ? 0 : s}`);
 const tagsOf: TagPairs[] = Array.from({ length: SERIES - 1 }, (_, i) => Object.freeze([Object.freeze(['host', hostOf(i)] as const)]));
 tagsOf.push(tagsOf[0]!);
+/** Filler series (a seed in five): enough for checkpoints and reads of several batches (BATCH_OPS, BATCH_SERIES). */
+const FILLER = 600;
+const fillerFor = (seed: number) => (seed % 5 === 0 ? FILLER : 0);
+for (let f = 0; f < FILLER; f++) tagsOf.push(Object.freeze([Object.freeze(['host', hostOf(SERIES + f)] as const)]));
 
 /** Per seed, the engine's knobs: every checkpoint writes every window, or only due ones; windows sealed at once, or never. */
 function optionsFor(seed: number): Partial<EngineOptions> {
@@ -74,6 +81,7 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
   let e = await openEngine(dir, opts);
   const pending: Promise<unknown>[] = [];
   const ids = new Map<number, number>(); // series index -> engine id
+  const known = new Set<number>(); // series indexes written to (since a purge, for the purged one)
   const settle = async () => { await Promise.all(pending.splice(0)); };
   try {
     for (let step = 0; step < ops.length; step++) {
@@ -83,10 +91,10 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
       } catch (err) {
         return { step, message: `threw ${(err as Error).stack ?? String(err)}` };
       }
-      for (const [i] of tagsOf.entries()) {
-        if (ids.has(i)) continue;
-        const ref = e.engine.select(1, metricOf(i), { op: 'all' }).find((r) => r.tags[0]![1] === hostOf(i));
-        if (ref) ids.set(i, ref.id);
+      if (ids.size < known.size) {
+        const found = new Map<string, number>();
+        for (const metric of ['m', 'n', 'f']) for (const r of e.engine.select(1, metric, { op: 'all' })) found.set(`${metric} ${r.tags[0]![1]}`, r.id);
+        for (const i of known) if (!ids.has(i) && found.has(`${metricOf(i)} ${hostOf(i)}`)) ids.set(i, found.get(`${metricOf(i)} ${hostOf(i)}`)!);
       }
       if (STATS) tally(e.engine, ids, starts);
       const bad = await check(e.engine, model, ids, starts, new Rng((seed * 1000003 + step) >>> 0));
@@ -106,7 +114,12 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
       const time = starts[g.w]! + g.off;
       return typeof g.v === 'number' ? valueSample(metricOf(g.s), tagsOf[g.s]!, time, g.v) : { metric: metricOf(g.s), tags: tagsOf[g.s]!, time, ...g.v };
     };
-    const accept = (samples: readonly GenSample[]) => { for (const g of samples) model.accept(g.s, starts[g.w]! + g.off, asSummary(g.v)); };
+    const accept = (samples: readonly GenSample[]) => {
+      for (const g of samples) {
+        model.accept(g.s, starts[g.w]! + g.off, asSummary(g.v));
+        known.add(g.s);
+      }
+    };
     switch (op.k) {
       case 'append':
         accept(op.samples);
@@ -149,8 +162,28 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
       case 'purge':
         model.purge(SERIES - 1);
         ids.delete(SERIES - 1);
+        known.delete(SERIES - 1);
         await e.commit.write(await e.engine.purge(1, ['n']));
         break;
+      case 'bulk':
+        accept(op.samples);
+        await e.engine.append(1, op.samples.map(toSample));
+        break;
+      case 'crashMid': {
+        // the process dies once `batches` more writes have landed: inside a checkpoint of
+        // several batches if it has that many, else after it
+        await settle();
+        e.commit.left = op.batches;
+        const running = e.engine.checkpoint();
+        for (let i = 0; i < 10_000 && e.commit.left > 0; i++) {
+          if (await Promise.race([running.then(() => true), new Promise<false>((r) => setImmediate(() => r(false)))])) break;
+        }
+        if (STATS) stats.set(`crashMid: ${e.commit.left > 0 ? 'after the checkpoint' : 'inside it'}`, (stats.get(`crashMid: ${e.commit.left > 0 ? 'after the checkpoint' : 'inside it'}`) ?? 0) + 1);
+        e.commit.left = 0;
+        await e.crash();
+        e = await openEngine(dir, opts);
+        break;
+      }
       case 'crash':
         // whatever runs in the background (a checkpoint, merges) stops where it is
         e.commit.left = 0;
@@ -201,8 +234,9 @@ type Engine = Awaited<ReturnType<typeof openEngine>>['engine'];
 async function check(engine: Engine, model: Model, ids: Map<number, number>, starts: readonly number[], r: Rng): Promise<string | null> {
   const lo = Math.min(...starts);
   const hi = Math.max(...starts) + WINDOW;
-  const series = [...ids.keys()].sort((a, b) => a - b);
-  const engineIds = series.map((s) => ids.get(s)!);
+  // filler series first: the series under test then sit in a later read batch than the first
+  const order = (s: number) => (s >= SERIES ? s - SERIES : FILLER + s);
+  const series = [...ids.keys()].sort((a, b) => order(a) - order(b));
   for (const tier of READ_TIERS) {
     const step = tier === 0 ? 1 : tier;
     const ranges: [number, number][] = [[lo - 86400, hi + 86400], [starts[r.int(0, starts.length - 1)]!, 0]];
@@ -215,12 +249,15 @@ async function check(engine: Engine, model: Model, ids: Map<number, number>, sta
     // unaligned: the buckets whose time lies in the range, each whole (docs: from <= t < to)
     const a = near();
     ranges.push([a, a + r.int(1, 3 * step + 7)]);
-    for (const [from, to] of ranges) {
+    for (const [k, [from, to]] of ranges.entries()) {
       const columns = r.chance(0.2) ? r.pick([COLUMN.count, COLUMN.count | COLUMN.sumsq, COLUMN.last, COLUMN.min | COLUMN.max]) : 31;
+      // the filler series in the first two ranges only (reads of several batches), the others in every one
+      const which = k < 2 ? series : series.filter((s) => s < SERIES);
+      const engineIds = which.map((s) => ids.get(s)!);
       const got: Points[] = new Array(engineIds.length);
       if (columns === 31 && r.chance(0.5)) (await engine.read(1, engineIds, tier, from, to)).forEach((p, n) => { got[n] = p; });
       else await engine.readEach(1, engineIds, tier, from, to, (n, p) => { got[n] = p; }, columns);
-      for (const [n, s] of series.entries()) {
+      for (const [n, s] of which.entries()) {
         const bad = diffPoints(got[n]!, model.read(s, tier, from, to), columns);
         if (bad) return `series ${s} (${metricOf(s)} ${hostOf(s)}), tier ${tier}, range [${from}, ${to}) (window starts ${starts.join(', ')}), columns ${columns}: ${bad}`;
       }
@@ -271,14 +308,15 @@ async function shorten(seed: number, ops: Op[], opts: Partial<EngineOptions>, bu
 }
 
 /**
- * Seeds CI runs, with the steps each takes: a few dozen of ordinary length (seed 1 found
- * the head's partial edge buckets), and two long ones, whose windows take enough
- * checkpoints for merges of merges (level 2).
+ * Seeds CI runs, with the steps each takes: sixteen of ordinary length (seed 1 found the
+ * head's partial edge buckets; 5, 10 and 15 have filler series, so checkpoints of several
+ * batches, crashes between them and reads of several batches of series), and two long
+ * ones, whose windows take enough checkpoints for merges of merges (level 2).
  */
 type Run = [seed: number, steps: number, opts?: Partial<EngineOptions>, quiet?: boolean];
 /** every checkpoint writes every window, and nothing is sealed: merges pile up */
 const PILE_UP: Partial<EngineOptions> = { flushPoints: 1, sealIdleMs: 3_600_000 };
-const FIXED_SEEDS: Run[] = [...Array.from({ length: 24 }, (_, i): Run => [i + 1, STEPS]), [1001, 160, PILE_UP, true], [1002, 160, PILE_UP, true]];
+const FIXED_SEEDS: Run[] = [...Array.from({ length: 16 }, (_, i): Run => [i + 1, STEPS]), [1001, 160, PILE_UP, true], [1002, 160, PILE_UP, true]];
 
 /**
  * GW_MODEL_OPTS: engine options (JSON) for every seed, as `{"flushPoints":1,"sealIdleMs":3600000}`;
@@ -326,7 +364,7 @@ t.test('a roll-up read over an unaligned range gives whole buckets from the head
 for (const [seed, steps, forced, quiet] of seeds()) {
   t.test(`seed ${seed}`, async (t) => {
     const opts = forced ?? optionsFor(seed);
-    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps, quiet }, spans());
+    const ops = generate(seed, { series: SERIES, windows: WINDOWS, steps, quiet, filler: fillerFor(seed) }, spans());
     const failure = await run(seed, ops, opts);
     if (!failure) {
       t.pass(`seed ${seed}: ${ops.length} ops, every read as the model says`);
