@@ -23,6 +23,8 @@ export interface Slot {
   state: SlotState;
   /** the metric's generation when written: a DELETE takes every generation up to its own */
   gen: number;
+  /** the request that wrote it: one request is one WAL record, stored whole or not at all */
+  req: number;
 }
 
 export type Api = 'tagged' | 'sourced';
@@ -95,6 +97,7 @@ export interface Written { series: SeriesModel; slot: Slot }
 export class Model {
   readonly series = new Map<string, SeriesModel>();
   readonly metrics = new Map<string, MetricState>();
+  private requests = 0;
 
   /**
    * `from`..`to`: the times written (epoch seconds). The range spans several 6-hour raw
@@ -155,6 +158,7 @@ export class Model {
   /** The points of one new request; each slot is marked pending. */
   plan(api: Api, n: number): Written[] {
     const out: Written[] = [];
+    const req = ++this.requests;
     const metrics = this.writable(api);
     for (let i = 0; i < n && metrics.length; i++) {
       const m = metrics[this.int(0, metrics.length - 1)]!;
@@ -162,7 +166,7 @@ export class Model {
       const s = this.series.get(`${m.def.name}|${label}`)!;
       const time = this.time(s);
       if (time === null) continue;
-      const slot: Slot = { time, expected: this.expected(m.def.summary), state: 'pending', gen: m.gen };
+      const slot: Slot = { time, expected: this.expected(m.def.summary), state: 'pending', gen: m.gen, req };
       s.slots.set(time, slot);
       out.push({ series: s, slot });
     }

@@ -92,6 +92,13 @@ export async function verify(svc: ServiceProcess, auth: string, model: Model): P
   }
   let stored = 0;
   const known = new Set<string>();
+  const settledBy = new Map<number, Set<string>>();
+  const settle = (slot: Slot, state: 'stored' | 'absent') => {
+    slot.state = state;
+    let states = settledBy.get(slot.req);
+    if (!states) settledBy.set(slot.req, (states = new Set()));
+    states.add(state);
+  };
   for (const [key, s] of model.series) {
     known.add(key);
     const got = found.get(key);
@@ -105,10 +112,10 @@ export async function verify(svc: ServiceProcess, auth: string, model: Model): P
         stored++;
       } else if (slot.state === 'pending') {
         if (!g) {
-          slot.state = 'absent';
+          settle(slot, 'absent');
           settled.absent++;
         } else if (same(slot, g, tagged)) {
-          slot.state = 'stored';
+          settle(slot, 'stored');
           settled.stored++;
           stored++;
         } else {
@@ -121,6 +128,8 @@ export async function verify(svc: ServiceProcess, auth: string, model: Model): P
     if (got) for (const time of got.keys()) if (!s.slots.has(time)) problems.push(`${key} @${time}: never written, read back ${JSON.stringify(got.get(time))}`);
   }
   for (const key of found.keys()) if (!known.has(key)) problems.push(`${key}: a series never written`);
+  // a request cut off by the kill is stored whole or not at all
+  for (const [req, states] of settledBy) if (states.size > 1) problems.push(`request ${req}, cut off by the kill: partly stored`);
   if (problems.length === 0) problems.push(...(await verifyTiers(svc, auth, model)));
   return { problems, stored, settled };
 }
