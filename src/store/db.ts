@@ -144,6 +144,11 @@ function refuseHeadlessDatabase(location: string): void {
   if (existsSync(join(location, 'CURRENT'))) return;
   const data = readdirSync(location).filter((f) => /^(MANIFEST-\d+|\d+\.(ldb|sst|log))$/.test(f));
   if (data.length === 0) return;
+  // LevelDB creates a database by writing MANIFEST-000001 and then CURRENT; its first log
+  // comes after. A kill -9 between the two (the first start) leaves that manifest alone: a
+  // database that never held anything, which LevelDB creates again over it. Refused, the
+  // service could not start again without `store repair`.
+  if (data.length === 1 && data[0] === 'MANIFEST-000001') return;
   throw new GaugewayError('E_STORE_CORRUPT',
     `the database in ${location} has data files (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', ...' : ''}) but no CURRENT file; ` +
     `opening it would start an empty database over them. Nothing was changed. Stop the service and run: gaugeway store repair --data-dir ${dirname(location)}`);
