@@ -17,7 +17,7 @@ function layerOf(file: string): string {
 }
 
 const TOP = ['app', 'server', 'runtime', 'main', 'cli'];
-const LEAVES = ['errors', 'log', 'cron', 'make-dir'];
+const LEAVES = ['errors', 'log', 'cron', 'durable-files'];
 
 /**
  * What each layer may import (besides itself). `types` may be imported only with
@@ -41,7 +41,7 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   schema: { values: [...LEAVES] },
   match: { values: [] },
   errors: { values: [] },
-  'make-dir': { values: [] },
+  'durable-files': { values: [] },
   log: { values: [] },
   // node-cron's jobs, their missed runs logged
   cron: { values: [], types: ['log'] },

@@ -16,7 +16,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { GaugewayError } from '../errors.js';
-import { makeDirectory } from '../make-dir.js';
+import { makeDirectory } from '../durable-files.js';
 import { adminSocketPath } from '../admin-socket.js';
 import { FrameReader } from '../store/snapshot.js';
 import { parse, configOption } from './args.js';

@@ -7,7 +7,7 @@
 // is missing, expires within 30 days, lacks a wanted name, or is the CA-style
 // self-signed certificate of Gaugeway 0.1 (which browsers refuse as a server
 // certificate); the CA is kept, so trusting it once is enough.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { generate } from 'selfsigned';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { makeDirectory } from '../make-dir.js';
+import { makeDirectory, writeFileAtomically } from '../durable-files.js';
 
 export interface TlsMaterial {
   /** the certificate chain the server presents (server certificate, then the local CA) */
@@ -52,8 +52,8 @@ export async function loadTls(config: Config, log: Logger, now = Date.now()): Pr
   const reason = existsSync(p.cert) && existsSync(p.key) ? renewalReason(readFileSync(p.cert, 'utf8'), ca.cert, names, now) : 'missing';
   if (reason) {
     const leaf = await issue(ca, names, now);
-    writeAtomically(p.key, leaf.private, 0o600);
-    writeAtomically(p.cert, leaf.cert, 0o644);
+    writeFileAtomically(p.key, leaf.private, 0o600);
+    writeFileAtomically(p.cert, leaf.cert, 0o644);
     log.info({ cert: p.cert, reason, names, fingerprint256: new X509Certificate(leaf.cert).fingerprint256, ca: p.ca, caFingerprint256: new X509Certificate(ca.cert).fingerprint256 },
       'issued the server TLS certificate from the local CA; trust the CA (ca.pem) once in clients');
   }
@@ -100,8 +100,8 @@ async function localCa(p: ReturnType<typeof selfSignedPaths>, log: Logger, now: 
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     ],
   });
-  writeAtomically(p.caKey, ca.private, 0o600);
-  writeAtomically(p.ca, ca.cert, 0o644);
+  writeFileAtomically(p.caKey, ca.private, 0o600);
+  writeFileAtomically(p.ca, ca.cert, 0o644);
   log.info({ ca: p.ca, caFingerprint256: new X509Certificate(ca.cert).fingerprint256 }, 'created the local CA that issues the server TLS certificate');
   return ca;
 }
@@ -117,10 +117,4 @@ function issue(ca: Pems, names: readonly string[], now: number): Promise<Pems> {
       { name: 'subjectAltName', altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })) },
     ],
   });
-}
-
-/** A crash mid-write leaves the old file, never half a key. */
-function writeAtomically(file: string, text: string, mode: number): void {
-  writeFileSync(`${file}.tmp`, text, { mode });
-  renameSync(`${file}.tmp`, file);
 }

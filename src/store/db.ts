@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Level } from 'level';
 import type { AbstractSublevel } from 'abstract-level';
 import { GaugewayError } from '../errors.js';
-import { makeDirectory } from '../make-dir.js';
+import { makeDirectory } from '../durable-files.js';
 
 export type Db = Level<string, string>;
 

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirectory } from '../src/make-dir.js';
+import { makeDirectory } from '../src/durable-files.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BIN = fileURLToPath(new URL('../bin/gaugeway.js', import.meta.url));
