@@ -2,8 +2,7 @@
 // the same port), the admin socket, SIGHUP reloads and a graceful SIGTERM.
 import http from 'node:http';
 import https from 'node:https';
-import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, rmSync } from 'node:fs';
 import type { Config } from './config/types.js';
 import type { Logger } from './log.js';
 import { createRuntime, closeRuntime, startBackgroundWork, type Runtime } from './runtime.js';
@@ -17,6 +16,7 @@ import { exportDefinitions, importDefinitions } from './cli/definitions.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { createFrontDoor } from './http/front-door.js';
 import { adminSocketPath } from './admin-socket.js';
+import { ensureFirstAccount } from './auth/first-account.js';
 
 export { adminSocketPath };
 
@@ -45,7 +45,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
   const rt = await createRuntime(config, log);
   try {
     await startBackgroundWork(rt);
-    await ensureFirstAccount(rt);
+    await ensureFirstAccount(rt.accounts, config.data_dir, rt.log);
     // only a serving process scrapes (not the CLI's tools), and only once the first account exists
     await rt.scrape.apply(config.scrapeJobs ?? []);
     return await listen(rt, opts);
@@ -195,27 +195,4 @@ async function applyReload(rt: Runtime, next: Config): Promise<void> {
   // always: the Prometheus files and accounts a job names may have changed under an unchanged section
   await rt.scrape.apply(next.scrapeJobs).catch((err: unknown) => rt.log.error({ err }, 'applying the scrape jobs failed'));
   if (changed.length) rt.log.info({ keys: changed }, 'configuration changes applied');
-}
-
-/**
- * A fresh data dir with no account anywhere gets one admin account; its token goes to a
- * file only the service user can read, never to the log.
- */
-async function ensureFirstAccount(rt: Runtime): Promise<void> {
-  if (rt.accounts.size > 0) return;
-  const email = 'admin@localhost';
-  const account = await rt.accounts.createAccount(email);
-  const { secret } = await rt.accounts.createToken(account.email, 'initial', 'admin');
-  const file = join(rt.config.data_dir, 'initial-credentials');
-  writeFileSync(file, [
-    '# Gaugeway: the first admin account, created because no account was configured.',
-    '# Use them as HTTP basic auth (user = email, password = token). Move the token',
-    '# somewhere safe and delete this file. The token is named "initial"; if it may have',
-    `# leaked, \`sudo gaugeway tokens rotate ${email} initial\` replaces it.`,
-    `email: ${email}`,
-    `token: ${secret}`,
-    '',
-  ].join('\n'), { mode: 0o600 });
-  chmodSync(file, 0o600); // mode above applies only to a new file; one left by an earlier start may be wider
-  rt.log.info({ file }, 'created the first admin account; its credentials are in this file');
 }
