@@ -58,18 +58,6 @@ export interface MetricState {
   locked: boolean;
 }
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const HOSTS = 20;
 const ZONES = 2;
 const SOURCES = 10;

@@ -21,8 +21,9 @@ import { runCli } from '../helpers/cli.js';
 import { basic, initialCredentials, selfSignedCa } from '../helpers/client.js';
 import { poll } from '../helpers/poll.js';
 import { ServiceProcess } from './crash-cycles-service.js';
-import { Model, prng, sourcedBody, taggedBody, type Api, type MetricState, type Written } from './crash-cycles-model.js';
+import { Model, sourcedBody, taggedBody, type Api, type MetricState, type Written } from './crash-cycles-model.js';
 import { verify } from './crash-cycles-verify.js';
+import { seededRandom } from '../helpers/random.js';
 
 const CYCLES = Number(process.env.GW_CRASH_CYCLES ?? 4);
 const SEED = Number(process.env.GW_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -32,7 +33,7 @@ const WINDOW = 6 * 3600;
 type KillMode = 'ingest' | 'quiet' | 'shutdown';
 
 t.test(`crash cycles: ${CYCLES} kills on one data directory (seed ${SEED})`, { timeout: Math.max(300_000, CYCLES * 30_000) }, async (t) => {
-  const rnd = prng(SEED);
+  const rnd = seededRandom(SEED);
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const dir = mkdtempSync(join(tmpdir(), 'gw-crash-'));
   let svc: ServiceProcess | null = null;

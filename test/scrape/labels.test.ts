@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parseExposition } from '../../src/scrape/parse.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../helpers/random.js';
 import { TAG_NAME, TAG_VALUE, labelName, labelValue, tagName, tagValue, tagsOf } from '../../src/scrape/labels.js';
 
 t.test('values: plain ones stay, the rest are escaped as documented', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../helpers/random.js';
 import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import {

@@ -11,26 +11,15 @@
 //   from <= t < to, each one whole.
 import type { Summary } from '../../src/tsdb/sample.js';
 import type { Points } from '../../src/tsdb/points.js';
+import { seededRandom } from '../helpers/random.js';
 
 export type ReadTier = 0 | 60 | 900 | 3600;
 export const READ_TIERS: readonly ReadTier[] = [0, 60, 900, 3600];
 
-/** mulberry32: a tiny seeded PRNG, enough for test data. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class Rng {
   readonly next: () => number;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.next = seededRandom(seed);
   }
   int(lo: number, hi: number): number { // lo <= n <= hi
     return lo + Math.floor(this.next() * (hi - lo + 1));

@@ -1,4 +1,4 @@
-// A small seeded generator (mulberry32) for the property tests here, so a failure replays.
+// A small seeded generator (mulberry32) for randomized tests, so a failure replays from its seed.
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
