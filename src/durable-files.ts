@@ -40,11 +40,10 @@ export function syncDirectory(dir: string): void {
 export function makeDirectory(path: string, mode: number): void {
   // as given, not resolved: a relative path may lead where an absolute one cannot (a
   // process running as the data dir's owner inside it, behind a 0700 root folder)
-  const dir = path;
-  if (madeOrThere(dir, mode, true)) return;
-  makeDirectory(dirname(dir), mode);
+  if (madeOrThere(path, mode, true)) return;
+  makeDirectory(dirname(path), mode);
   // once: a parent that exists and still cannot hold the child (/proc) is the answer
-  madeOrThere(dir, mode, false);
+  madeOrThere(path, mode, false);
 }
 
 /**

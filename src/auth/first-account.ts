@@ -9,16 +9,12 @@ import type { Logger } from '../log.js';
 import { syncDirectory, writeFileAtomically } from '../durable-files.js';
 import type { AccountDirectory } from './accounts.js';
 
-export const FIRST_ADMIN = 'admin@localhost';
+const FIRST_ADMIN = 'admin@localhost';
 const TOKEN_NAME = 'initial';
-
-export function initialCredentialsPath(dataDir: string): string {
-  return join(dataDir, 'initial-credentials');
-}
 
 /** Makes the first admin account and its credentials file, or finishes a first start cut short. */
 export async function ensureFirstAccount(accounts: AccountDirectory, dataDir: string, log: Logger): Promise<void> {
-  const file = initialCredentialsPath(dataDir);
+  const file = join(dataDir, 'initial-credentials');
   const pending = `${file}.pending`;
   const resumed = existsSync(pending);
   if (accounts.size > 0 && !resumed) return;
