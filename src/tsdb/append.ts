@@ -158,7 +158,9 @@ export function appendPoint(st: EngineState, account: number, series: number, t:
   const w = windowOf(t);
   let c = st.current[series];
   if (c === undefined || c.window !== w) {
-    c = st.head.chunk(account, series, w);
+    // a series moving on to its next window takes as much room as the last one used: 16
+    // points growing to 146 left four arrays a series behind in the old generation
+    c = st.head.chunk(account, series, w, c !== undefined && c.window < w ? c.roomWanted : undefined);
     const newest = st.current[series];
     if (newest === undefined || newest.window <= w || !st.head.has(series, newest.window)) st.current[series] = c;
   }

@@ -295,6 +295,11 @@ export class Columns {
     return this.v.length;
   }
 
+  /** Points the next window of this series will likely receive between checkpoints. */
+  get roomWanted(): number {
+    return Math.max(this.v.length, this.room);
+  }
+
   append(t: number, s: Summary): void {
     this.version++;
     const n = this.n;
@@ -375,6 +380,63 @@ export class Columns {
       cx.sumsq[i] = v[i]! * v[i]!;
     }
     this.cx = cx;
+  }
+
+  /**
+   * Hands the points to a checkpoint as a new Columns holding an exact copy of them (with
+   * the buckets reads kept, which describe those points), and empties these in place,
+   * keeping their arrays: a series' live columns stay where they are for as long as its
+   * window is open. A fresh set of columns a series at every checkpoint scattered the
+   * head's arrays over the heap, and appends in series order, which met them one after
+   * another in memory after the first allocation, then met a cache miss a column.
+   */
+  takeAll(): Columns {
+    const n = this.n;
+    const { dt, v } = pointColumns(n);
+    dt.set(this.dt.subarray(0, n));
+    v.set(this.v.subarray(0, n));
+    // summary columns are rare: the taken columns take them whole, and these start plain
+    const cx = this.cx;
+    const taken = new Columns(this.window, 0, { dt, v, cx, sorted: this.sorted });
+    taken.rolled = this.rolled;
+    taken.version = this.version;
+    taken.firstSeq = this.firstSeq;
+    taken.firstAppendMs = this.firstAppendMs;
+    this.n = 0;
+    this.cx = null;
+    this.sorted = true;
+    this.rolled = null;
+    this.firstSeq = null;
+    this.firstAppendMs = 0;
+    // room for about as many as came (a burst does not keep a large array for the window)
+    if (this.v.length > 2 * n + INITIAL) {
+      this.room = Math.max(INITIAL, n);
+      this.dt = NO_DT;
+      this.v = NO_V;
+    }
+    return taken;
+  }
+
+  /**
+   * Takes back points a checkpoint could not write (`taken`, from takeAll), ahead of what
+   * arrived since: these columns then hold both, as if the checkpoint never ran.
+   */
+  giveBack(taken: Columns): void {
+    const since = this.n ? this.points() : null;
+    const sinceSeq = this.firstSeq;
+    this.dt = taken.dt;
+    this.v = taken.v;
+    this.cx = taken.cx;
+    this.n = taken.n;
+    this.sorted = taken.sorted;
+    this.rolled = taken.rolled;
+    this.version = taken.version + 1;
+    this.firstSeq = taken.firstSeq;
+    this.firstAppendMs = taken.firstAppendMs;
+    if (since) {
+      this.load(since);
+      if (sinceSeq !== null && (this.firstSeq === null || sinceSeq < this.firstSeq)) this.firstSeq = sinceSeq;
+    }
   }
 
   /** Sorted points with equal times merged. */
@@ -586,8 +648,14 @@ export class HeadChunk {
    */
   snapshotKey: string | null = null;
 
-  constructor(readonly account: number, readonly series: number, readonly window: number) {
-    this.cols = new Columns(window);
+  /** `capacity`: room for this many points before the first growth */
+  constructor(readonly account: number, readonly series: number, readonly window: number, capacity?: number) {
+    this.cols = new Columns(window, capacity);
+  }
+
+  /** Points the series' next window will likely receive between checkpoints. */
+  get roomWanted(): number {
+    return this.cols.roomWanted;
   }
 
   get size(): number {
@@ -622,14 +690,10 @@ export class HeadChunk {
     return this.cols.range(from, to, step);
   }
 
-  /**
-   * Hands the columns received so far to a checkpoint (no copy) and starts afresh with
-   * room for as many: the next interval brings about as many.
-   */
+  /** Hands a copy of the points received so far to a checkpoint; the columns go on receiving. */
   capture(): Columns {
-    const taken = this.cols;
+    const taken = this.cols.takeAll();
     this.flushing = taken;
-    this.cols = new Columns(this.window, taken.size);
     return taken;
   }
 
@@ -637,13 +701,8 @@ export class HeadChunk {
   restore(): void {
     const taken = this.flushing;
     if (!taken) return;
-    const since = this.cols;
-    this.cols = taken;
     this.flushing = null;
-    if (since.size) {
-      this.cols.load(since.points());
-      if (since.firstSeq !== null && (taken.firstSeq === null || since.firstSeq < taken.firstSeq)) taken.firstSeq = since.firstSeq;
-    }
+    this.cols.giveBack(taken);
   }
 
   /** Copies what is held here with from <= t < to into `copies` (being written, then received since). */
@@ -683,10 +742,11 @@ export class Head {
     return chunks !== undefined && chunks.some((c) => c.window === window);
   }
 
-  chunk(account: number, series: number, window: number): HeadChunk {
+  /** The series' window, opened with room for `capacity` points if new. */
+  chunk(account: number, series: number, window: number, capacity?: number): HeadChunk {
     const chunks = this.series.get(series);
     if (chunks) for (const c of chunks) if (c.window === window) return c;
-    const c = new HeadChunk(account, series, window);
+    const c = new HeadChunk(account, series, window, capacity);
     // a literal of one: push onto an empty array reserves room for 17
     if (chunks) chunks.push(c);
     else this.series.set(series, [c]);

@@ -105,6 +105,44 @@ t.test('a read after cached buckets sees the points since, and a late merge into
   t.same(cols.range(0, WINDOW, 3600), expected(cols, 0, WINDOW, 3600));
 });
 
+t.test('the live columns keep their arrays through checkpoints; what a checkpoint takes is its own copy', async (t) => {
+  const c = new HeadChunk(1, 1, 0);
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const arrays = () => (c as unknown as { cols: { v: Float64Array } }).cols.v;
+  for (let i = 0; i < 100; i++) c.append(i * 10, plain(i), 1, Date.now());
+  c.range(0, WINDOW, 900); // a read keeps buckets: they go with the points taken
+  const live = arrays();
+  const taken = c.capture();
+  t.equal(c.size, 0, 'the head starts afresh');
+  for (let i = 0; i < 100; i++) c.append(2000 + i * 10, plain(-i), 2, Date.now()); // the same slots again
+  t.equal(arrays(), live, 'the next points go into the same arrays');
+  const p = taken.points();
+  t.same(p.t, Array.from({ length: 100 }, (_, i) => i * 10), 'the taken points are untouched by later appends');
+  t.same(p.sum, Array.from({ length: 100 }, (_, i) => i));
+  t.same(taken.rolledUp(900), rollUp(p, 900), 'and so are their buckets');
+  t.same(c.points().sum, Array.from({ length: 100 }, (_, i) => -i));
+  const summary = { count: 2, sum: 3, min: 1, max: 2, last: 2, sumsq: 5 };
+  c.append(5000, summary, 3, Date.now());
+  const withSummary = c.capture();
+  c.append(6000, plain(7), 4, Date.now());
+  t.same(withSummary.points().count.slice(-1), [2], 'summary columns go with the points taken');
+  t.same(c.points().count, [1], 'and the live columns start plain');
+});
+
+t.test('a burst does not keep its room past the checkpoint that takes it', async (t) => {
+  const c = new HeadChunk(1, 1, 0);
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  for (let i = 0; i < 5000; i++) c.append(i, plain(i), 1, Date.now());
+  c.capture();
+  for (let i = 0; i < 5000; i++) c.append(6000 + i, plain(i), 1, Date.now());
+  c.capture();
+  t.ok(c.roomWanted >= 5000, 'room for as many as came');
+  for (let i = 0; i < 10; i++) c.append(12000 + i, plain(i), 2, Date.now());
+  c.capture();
+  c.append(13000, plain(1), 3, Date.now());
+  t.ok(c.roomWanted < 100, `a quiet interval after it leaves room for ${c.roomWanted}`);
+});
+
 t.test('a head chunk hands a read its buckets packed: being written, then received since', async (t) => {
   const c = new HeadChunk(1, 1, 0);
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });

@@ -307,7 +307,7 @@ t.test('open windows snapshotted by the old layout are read, rewritten as parts,
   await c.crash();
 });
 
-t.test('a checkpoint takes the head columns without copying; a failed one gives them back in order', async (t) => {
+t.test('a checkpoint takes a copy of the head columns; a failed one gives them back in order', async (t) => {
   const { HeadChunk, ColumnCopies } = await import('../../src/tsdb/head.js');
   const c = new HeadChunk(1, 1, 0);
   c.append(10, { count: 1, sum: 1, min: 1, max: 1, last: 1, sumsq: 1 }, 1, Date.now());
@@ -428,4 +428,23 @@ t.test('a window is written at its own size limit (120 points on average), at it
   t.equal(ended(5 * 60_000), 10_000, 'but by all within five checkpoint intervals');
   const c = sparse[7]!;
   t.equal(writeDue({ ...c, firstAppendMs: end - 60_000 }, end + seriesPlace(c.series) * 5 * 60_000, opts), true, 'each at its own place');
+});
+
+t.test('a series moving on to its next window opens it with the room the last one used', async (t) => {
+  const dir = tempDir(t);
+  const a = await open(dir);
+  const base = windowOf(Math.floor(Date.now() / 1000)) - 4 * WINDOW;
+  const tags = tagsOf(0);
+  for (let i = 0; i < 150; i++) await a.engine.append(1, [valueSample('m', tags, base + i * 60, i)]);
+  await a.engine.append(1, [valueSample('m', tags, base + WINDOW, 1)]);
+  await a.engine.append(1, [valueSample('m', tags, base + 10, 1)]); // a late point into the older window
+  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  const head = (a.engine as unknown as { st: { head: { get(id: number): readonly { window: number; roomWanted: number }[] } } }).st.head;
+  const room = (w: number) => head.get(id)!.find((c) => c.window === w)!.roomWanted;
+  t.ok(room(base) >= 150, 'the first window grew to its points');
+  t.ok(room(base + WINDOW) >= 150, `the next one starts with room for ${room(base + WINDOW)}, not 16`);
+  await a.engine.append(1, [valueSample('m', tags, base - WINDOW, 1)]); // a late point for a window long gone
+  t.equal(room(base - WINDOW), 16, 'a late point reopening an older window takes the least room');
+  await a.engine.close();
+  await a.crash();
 });
