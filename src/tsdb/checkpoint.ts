@@ -103,7 +103,9 @@ export class Checkpointer {
     // while a window still holds one of its points in the head; replay then skips the
     // samples of windows written since (wal-replay.ts).
     const nowMs = Date.now();
-    const flushes: Flush[] = [];
+    // (an entry is let go once handed to a batch: what a flush holds, its points and
+    // parts, then lives as long as its batch, not as long as the whole checkpoint)
+    const flushes: (Flush | undefined)[] = [];
     let keepFrom = Infinity;
     for (const chunks of st.head.series.values()) {
       const due: HeadChunk[] = [];
@@ -143,12 +145,14 @@ export class Checkpointer {
           break;
         }
         const f = flushes[next]!;
+        flushes[next] = undefined;
+        // in its batch before it is encoded: a flush that fails to encode goes back too
+        batchFlushes.push(f);
         const bufs = encodeFlush(f);
         f.parts.forEach((p, i) => ops.push(putOp(pts, partKey(f, p), bufs[i]!)));
         // a snapshot goes in the batch of the parts that hold its points: a checkpoint cut
         // short (or a crash) between batches never leaves a window in both
         for (const w of f.windows) if (w.chunk.snapshotKey !== null) ops.push(delOp(heads, w.chunk.snapshotKey));
-        batchFlushes.push(f);
         if (ops.length >= BATCH_OPS) await writeBatch();
         await slice.pause();
       }
@@ -168,14 +172,14 @@ export class Checkpointer {
       // What was not written goes back, so nothing lives only in a lost batch (the store
       // is being reopened and the engine reloaded from disk; until then reads stay whole).
       // (flushes[next] is in batchFlushes, unless the loop was cut before taking it)
-      for (const f of [...batchFlushes, ...flushes.slice(cut ? next : next + 1)]) for (const w of f.windows) w.chunk.restore();
+      for (const f of [...batchFlushes, ...flushes.slice(cut ? next : next + 1)]) for (const w of f!.windows) w.chunk.restore();
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.orphanChunks = [...orphans, ...st.orphanChunks];
       throw err;
     }
     if (cut) {
-      for (const f of flushes.slice(next)) for (const w of f.windows) w.chunk.restore();
+      for (const f of flushes.slice(next)) for (const w of f!.windows) w.chunk.restore();
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.log.warn({ written: next, left: flushes.length - next }, 'checkpoint stopped before its end (shutdown deadline): the series left are replayed from the write-ahead log at the next start');

@@ -448,3 +448,30 @@ t.test('a series moving on to its next window opens it with the room the last on
   await a.engine.close();
   await a.crash();
 });
+
+t.test('a flush that fails to encode goes back to the head, and the next checkpoint writes it', async (t) => {
+  const { Columns } = await import('../../src/tsdb/head.js');
+  const dir = tempDir(t);
+  const a = await open(dir);
+  const base = windowOf(Math.floor(Date.now() / 1000)) - 4 * WINDOW;
+  for (let i = 0; i < 3; i++) await a.engine.append(1, [valueSample('m', tagsOf(i), base + 60, i)]);
+  const points = Columns.prototype.points;
+  let failures = 1;
+  Columns.prototype.points = function (this: InstanceType<typeof Columns>) {
+    if (failures-- > 0) throw new Error('encoding failed');
+    return points.call(this);
+  };
+  t.teardown(() => { Columns.prototype.points = points; });
+  await t.rejects(a.engine.checkpoint(), /encoding failed/);
+  Columns.prototype.points = points;
+  t.equal(a.engine.stats().headPoints, 3, 'every point is back in the head');
+  await a.engine.checkpoint();
+  await a.engine.close();
+  await a.crash();
+  const b = await open(dir);
+  const ids = b.engine.select(1, 'm', { op: 'all' }).map((r) => r.id);
+  const read = await b.engine.read(1, ids, 0, base, base + WINDOW);
+  t.same(read.map((p) => p.sum).flat().sort(), [0, 1, 2], 'and every one is stored once');
+  await b.engine.close();
+  await b.crash();
+});
