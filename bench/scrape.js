@@ -12,11 +12,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, stopServer, basicAuth, cpuSeconds, rssMb } from './server.js';
+import { startServer, stopServer, basicAuth, cpuSeconds, rssMb, threadCpuSeconds } from './server.js';
 import { exposition } from './exposition.js';
 import { peerMissing, peerNames, scrapePeer } from './peers.js';
 
@@ -24,6 +24,24 @@ const TARGETS = Number(process.env.BENCH_SCRAPE_TARGETS ?? 100);
 const SERIES = Number(process.env.BENCH_SCRAPE_SERIES ?? 1000);
 const INTERVAL = Number(process.env.BENCH_SCRAPE_INTERVAL ?? 5);
 const SECONDS = Number(process.env.BENCH_SCRAPE_SECONDS ?? 120);
+
+/**
+ * What LevelDB wrote besides its log, from its LOG file: tables flushed from the memtable
+ * and tables written by compactions (the write amplification of the engine's churn).
+ */
+function levelDbWrites(logFile) {
+  let flushed = 0;
+  let compacted = 0;
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return { flushed, compacted };
+  }
+  for (const m of text.matchAll(/Level-0 table #\d+: (\d+) bytes OK/g)) flushed += Number(m[1]);
+  for (const m of text.matchAll(/Compacted .* => (\d+) bytes/g)) compacted += Number(m[1]);
+  return { flushed, compacted };
+}
 
 if (process.argv[2] === '--generator') {
   let tick = 0;
@@ -80,9 +98,18 @@ if (process.argv[2] === '--generator') {
   const s0 = await stored();
   const t0 = Date.now();
   let peak = 0;
+  // a minute at a time: a run of several minutes shows what the long run adds (series
+  // writing and merging parts, LevelDB compacting them), which the first minutes do not
+  const minutes = [];
+  let mark = { at: t0, threads: threadCpuSeconds(child.pid), stored: s0.stored, rss: rssMb(child.pid) };
   while (Date.now() - t0 < SECONDS * 1000) {
     await new Promise((r) => setTimeout(r, 1000));
     peak = Math.max(peak, rssMb(child.pid));
+    if (Date.now() - mark.at >= 60_000) {
+      const now = { at: Date.now(), threads: threadCpuSeconds(child.pid), stored: (await stored()).stored, rss: rssMb(child.pid) };
+      minutes.push({ main: now.threads.main - mark.threads.main, others: now.threads.others - mark.threads.others, samples: now.stored - mark.stored, rss: now.rss });
+      mark = now;
+    }
   }
   const cpu = cpuSeconds(child.pid) - c0;
   const s1 = await stored();
@@ -91,7 +118,9 @@ if (process.argv[2] === '--generator') {
   const up = list.filter((t) => t.health === 'up').length;
   const durations = list.map((t) => t.last_scrape_duration_seconds * 1000).sort((a, b) => a - b);
   await stopServer(child);
-  rmSync(dir, { recursive: true, force: true });
+  const written = levelDbWrites(join(dir, 'db', 'LOG'));
+  if (process.env.BENCH_KEEP_DIR) console.error(`data directory kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
   const samples = s1.stored - s0.stored;
   const perMillion = cpu / (samples / 1e6);
   const peers = [];
@@ -118,8 +147,16 @@ in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} 
 | targets up at the end | ${up} of ${TARGETS} | | |
 | scrape duration (fetch to stored), median / max of the last scrapes | ${durations[Math.floor(durations.length / 2)]?.toFixed(0)} / ${durations.at(-1)?.toFixed(0)} ms | | |
 | failed scrapes while measured | ${s1.failed - s0.failed} | | |
+| LevelDB's own writes over the server's life: memtable flushes / compactions | ${(written.flushed / 1e6).toFixed(0)} / ${(written.compacted / 1e6).toFixed(0)} MB | | |
 | garbage collection pauses on the JavaScript thread while measured: scavenges / mark-compact / incremental marking | ${['minor', 'major', 'incremental'].map((k) => (s1.gc[k] - s0.gc[k]).toFixed(1)).join(' / ')} s | | |
-${peers.length ? `
+${minutes.length >= 5 ? `
+Minute by minute (server CPU seconds in the minute: the JavaScript thread, and LevelDB's,
+libuv's and V8's helper threads together; CPU s per million samples stored in it):
+
+| minute | main thread s | other threads s | CPU s per million | RSS MB |
+|---|---|---|---|---|
+${minutes.map((m, i) => `| ${i + 1} | ${m.main.toFixed(1)} | ${m.others.toFixed(1)} | ${((m.main + m.others) / (m.samples / 1e6)).toFixed(2)} | ${m.rss.toFixed(0)} |`).join('\n')}
+` : ''}${peers.length ? `
 The same targets scraped by ${peers.map((p) => p.peer).join(' and ')} (each from its Debian package, data in a temp dir,
 right after Gaugeway in the same run, measured the same way over ${SECONDS} s after two rounds of every target):
 

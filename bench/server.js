@@ -3,7 +3,7 @@
 // MALLOC_ARENA_MAX=2 and NODE_OPTIONS=--max-semi-space-size=64, as systemd/gaugeway.service
 // sets them, unless the variable is set.
 import { spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -18,8 +18,11 @@ export function startServer(config, { flags = [], env = {} } = {}) {
     const child = spawn(process.execPath, [...flags, process.env.BENCH_SERVER_SCRIPT ?? join(root, 'bin/gaugeway.js'), 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
     // BENCH_SERVER_STDOUT=file keeps what is not a log record (node's --trace-gc, say)
     const rest = process.env.BENCH_SERVER_STDOUT ? createWriteStream(process.env.BENCH_SERVER_STDOUT) : null;
+    // BENCH_SERVER_LOG=file keeps the server's log records too (its compactions, say)
+    const log = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : null;
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (rest && !line.startsWith('{')) rest.write(line + '\n');
+      if (log && line.startsWith('{')) log.write(line + '\n');
       try {
         const rec = JSON.parse(line);
         if (rec.msg?.startsWith('gaugeway listening')) resolve({ child, port: rec.port });
@@ -48,6 +51,25 @@ export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / TICK; // utime + stime
+}
+
+/** CPU seconds of a process's main (JavaScript) thread and of all its other threads together. */
+export function threadCpuSeconds(pid) {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const s = (Number(f[11]) + Number(f[12])) / TICK;
+    if (Number(tid) === pid) main += s;
+    else others += s;
+  }
+  return { main, others };
 }
 
 export function rssMb(pid, field = 'VmRSS') {
