@@ -49,7 +49,7 @@ export function takeFlush(st: EngineState, chunks: readonly HeadChunk[]): Flush 
   // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
   const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
   const windows: FlushWindow[] = [];
-  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture() });
+  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture(st.current[chunk.series] === chunk) });
   const { series } = windows[0]!.chunk;
   const parts: FlushPart[] = [];
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its

@@ -383,21 +383,33 @@ export class Columns {
   }
 
   /**
-   * Hands the points to a checkpoint as a new Columns holding an exact copy of them (with
-   * the buckets reads kept, which describe those points), and empties these in place,
-   * keeping their arrays: a series' live columns stay where they are for as long as its
-   * window is open. A fresh set of columns a series at every checkpoint scattered the
-   * head's arrays over the heap, and appends in series order, which met them one after
-   * another in memory after the first allocation, then met a cache miss a column.
+   * Hands the points to a checkpoint as a new Columns (with the buckets reads kept, which
+   * describe those points) and empties these in place. With `keepArrays` the new Columns
+   * hold an exact copy and these keep their arrays: a series' live columns stay where they
+   * are for as long as its window is open. A fresh set of columns a series at every
+   * checkpoint scattered the head's arrays over the heap, and appends in series order,
+   * which met them one after another in memory after the first allocation, then met a
+   * cache miss a column. Without it the arrays themselves go, and these start unallocated.
    */
-  takeAll(): Columns {
+  takeAll(keepArrays = true): Columns {
     const n = this.n;
-    const { dt, v } = pointColumns(n);
-    dt.set(this.dt.subarray(0, n));
-    v.set(this.v.subarray(0, n));
+    let taken: Columns;
     // summary columns are rare: the taken columns take them whole, and these start plain
     const cx = this.cx;
-    const taken = new Columns(this.window, 0, { dt, v, cx, sorted: this.sorted });
+    if (keepArrays) {
+      const { dt, v } = pointColumns(n);
+      dt.set(this.dt.subarray(0, n));
+      v.set(this.v.subarray(0, n));
+      taken = new Columns(this.window, 0, { dt, v, cx, sorted: this.sorted });
+    } else {
+      // a window its series has moved on from (a backfill's, a replay's older ones) may
+      // never see another point: its arrays go with the checkpoint, as they are
+      taken = new Columns(this.window, 0, { dt: this.dt, v: this.v, cx, sorted: this.sorted });
+      taken.n = n;
+      this.dt = NO_DT;
+      this.v = NO_V;
+      this.room = INITIAL;
+    }
     taken.rolled = this.rolled;
     taken.version = this.version;
     taken.firstSeq = this.firstSeq;
@@ -690,9 +702,13 @@ export class HeadChunk {
     return this.cols.range(from, to, step);
   }
 
-  /** Hands a copy of the points received so far to a checkpoint; the columns go on receiving. */
-  capture(): Columns {
-    const taken = this.cols.takeAll();
+  /**
+   * Hands the points received so far to a checkpoint: a copy while the window is its
+   * series' current one (`live`), whose columns go on receiving; the arrays themselves
+   * otherwise, as a window the series has moved on from may never fill them again.
+   */
+  capture(live = true): Columns {
+    const taken = this.cols.takeAll(live);
     this.flushing = taken;
     return taken;
   }

@@ -129,7 +129,42 @@ t.test('the live columns keep their arrays through checkpoints; what a checkpoin
   t.same(c.points().count, [1], 'and the live columns start plain');
 });
 
-t.test('a burst does not keep its room past the checkpoint that takes it', async (t) => {
+t.test('a window its series has moved on from gives its arrays to the checkpoint, copying nothing', async (t) => {
+  const c = new HeadChunk(1, 1, 0);
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const arrays = () => (c as unknown as { cols: { v: Float64Array } }).cols.v;
+  for (let i = 0; i < 100; i++) c.append(i * 10, plain(i), 1, Date.now());
+  const live = arrays();
+  const taken = c.capture(false);
+  t.equal((taken as unknown as { v: Float64Array }).v, live, 'the checkpoint takes the arrays themselves');
+  t.equal(arrays().length, 0, 'the window holds no arrays until its next point');
+  t.same(taken.points().sum, Array.from({ length: 100 }, (_, i) => i));
+  c.append(5000, plain(-1), 2, Date.now());
+  t.ok(arrays().length > 0 && arrays().length < 100, `a late point starts small (room for ${arrays().length})`);
+  c.restore();
+  t.same(c.points().sum, [...Array.from({ length: 100 }, (_, i) => i), -1], 'a failed checkpoint gives them back in order');
+});
+
+t.test('a checkpoint copies a current window and releases the others (memory of a backfill)', async (t) => {
+  const { takeFlush } = await import('../../src/tsdb/flush.js');
+  const { Head } = await import('../../src/tsdb/head.js');
+  const head = new Head();
+  const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
+  const older = head.chunk(1, 1, 0);
+  const newer = head.chunk(1, 1, WINDOW);
+  for (let i = 0; i < 50; i++) older.append(i * 60, plain(i), 1, Date.now());
+  for (let i = 0; i < 50; i++) newer.append(WINDOW + i * 60, plain(i), 1, Date.now());
+  const room = (c: typeof older) => (c as unknown as { cols: { v: Float64Array } }).cols.v.length;
+  const st = { seq: 0, current: [undefined, newer], catalog: { holds: () => false } } as unknown as Parameters<typeof takeFlush>[0];
+  const f = takeFlush(st, [newer, older]);
+  t.same(f.windows.map((w) => w.chunk.window), [0, WINDOW]);
+  t.equal(room(older), 0, 'the older window gave its arrays away');
+  t.ok(room(newer) >= 50, 'the current one kept its arrays');
+  t.same(f.windows.map((w) => w.columns.size), [50, 50], 'and both were taken whole');
+});
+
+t.test('a burst does not keep its room past the checkpoint that takes it'
+, async (t) => {
   const c = new HeadChunk(1, 1, 0);
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
   for (let i = 0; i < 5000; i++) c.append(i, plain(i), 1, Date.now());
