@@ -99,7 +99,7 @@ export class Checkpointer {
     const st = this.st;
     const { pts, heads, wal, meta } = st.keyspaces;
     // Synchronously: the windows written now and the WAL records they no longer need.
-    // Appends from now on go to fresh head columns and later WAL records. A record stays
+    // Appends from now on go to emptied head columns and later WAL records. A record stays
     // while a window still holds one of its points in the head; replay then skips the
     // samples of windows written since (wal-replay.ts).
     const nowMs = Date.now();
@@ -114,7 +114,7 @@ export class Checkpointer {
         if (all || writeDue(c, nowMs, st.opts)) due.push(c);
         else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
       }
-      if (due.length) flushes.push(takeFlush(st, due));
+      if (due.length) flushes.push(takeFlush(st, due, !all));
     }
     const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);
     // (records kept for sparse windows are counted now, deleted later: an estimate)

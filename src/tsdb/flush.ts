@@ -43,13 +43,15 @@ const COARSE: readonly (900 | 3600)[] = [3600, 900];
 
 /**
  * Takes the new points of one series' due windows and numbers their parts (synchronously,
- * with the WAL cut).
+ * with the WAL cut). `keepArrays`: the series' current window keeps its arrays (the flush
+ * takes a copy); false for a checkpoint of everything (after a replay, at shutdown), where
+ * copying 400,000 windows at once would be the work and garbage the lazy columns avoid.
  */
-export function takeFlush(st: EngineState, chunks: readonly HeadChunk[]): Flush {
+export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArrays = true): Flush {
   // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
   const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
   const windows: FlushWindow[] = [];
-  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture(st.current[chunk.series] === chunk) });
+  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture(keepArrays && st.current[chunk.series] === chunk) });
   const { series } = windows[0]!.chunk;
   const parts: FlushPart[] = [];
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its

@@ -161,6 +161,9 @@ t.test('a checkpoint copies a current window and releases the others (memory of 
   t.equal(room(older), 0, 'the older window gave its arrays away');
   t.ok(room(newer) >= 50, 'the current one kept its arrays');
   t.same(f.windows.map((w) => w.columns.size), [50, 50], 'and both were taken whole');
+  for (let i = 50; i < 60; i++) newer.append(WINDOW + i * 60, plain(i), 2, Date.now());
+  takeFlush(st, [newer], false);
+  t.equal(room(newer), 0, 'a checkpoint of everything (a replay, a shutdown) copies nothing');
 });
 
 t.test('a burst does not keep its room past the checkpoint that takes it'
