@@ -475,3 +475,35 @@ t.test('a flush that fails to encode goes back to the head, and the next checkpo
   await b.engine.close();
   await b.crash();
 });
+
+t.test('series that started together do not stay in step: their parts, and the merges of every fourth, spread over checkpoints', async (t) => {
+  const { writeDue } = await import('../../src/tsdb/checkpoint.js');
+  const opts = { checkpointMs: 60_000 };
+  const now = 1_800_000_000_000;
+  const window = windowOf(now / 1000);
+  // 3,000 series created at one scrape, 12 points each a checkpoint (a point every 5 s)
+  const series = Array.from({ length: 3_000 }, (_, i) => ({ series: i + 1, window, size: 0, firstAppendMs: now, taken: 0 }));
+  const parts: number[] = [];
+  const merges: number[] = [];
+  for (let k = 1; k <= 90; k++) {
+    let written = 0;
+    let fourth = 0;
+    for (const c of series) {
+      c.size += 12;
+      if (!writeDue(c, now + k * 60_000, opts)) continue;
+      written++;
+      c.taken++;
+      c.size = 0;
+      c.firstAppendMs = now + k * 60_000;
+      if (c.taken % 4 === 0) fourth++;
+    }
+    parts.push(written);
+    merges.push(fourth);
+  }
+  const later = parts.slice(29);
+  const mean = later.reduce((a, b) => a + b, 0) / later.length;
+  // one place a series for every part: 1,500 at the busiest checkpoint against 305 on average
+  t.ok(Math.max(...later) < 2 * mean, `parts a checkpoint from minute 30: at most ${Math.max(...later)}, ${mean.toFixed(0)} on average`);
+  // and 600 of them fourth parts (a merge each) at once, every 4 minutes
+  t.ok(Math.max(...merges) < 450, `fourth parts at one checkpoint: at most ${Math.max(...merges)}`);
+});
