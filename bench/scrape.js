@@ -3,7 +3,10 @@
 // generator in its own process (so its CPU is not the server's), on loopback. After a
 // warm-up that creates every series, it measures for BENCH_SCRAPE_SECONDS (120) the
 // server's CPU seconds per million samples stored, samples/s and RSS, and prints a
-// markdown section (bench/run.js appends it to docs/benchmarks.md).
+// markdown section (bench/run.js appends it to docs/benchmarks.md); over 5 minutes or more
+// also a minute-by-minute table, since the steady state (parts written and merged) begins
+// only after the first 8-13 minutes. BENCH_KEEP_DIR=1 keeps the data directory (LevelDB's
+// LOG, say); BENCH_SERVER_LOG=file keeps the server's log records.
 // Bars: Prometheus 2.42 spends 2.5 and VictoriaMetrics 1.79 3.8 CPU s per million scraped
 // samples on this machine; ours must be <= 2.5, the goal <= 2.0. `--peer prometheus` and
 // `--peer victoria-metrics` (as bench/run.js takes them) have those systems scrape the
