@@ -47,10 +47,14 @@ export function basicAuth(dataDir) {
   return 'Basic ' + Buffer.from(`${/^email: (.*)$/m.exec(creds)[1]}:${/^token: (.*)$/m.exec(creds)[1]}`).toString('base64');
 }
 
-export function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime, in seconds, of a /proc stat line (a process's or a thread's) */
+function statCpuSeconds(stat) {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK; // utime + stime
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+
+export function cpuSeconds(pid) {
+  return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** CPU seconds of a process's main (JavaScript) thread and of all its other threads together. */
@@ -64,8 +68,7 @@ export function threadCpuSeconds(pid) {
     } catch {
       continue; // the thread ended meanwhile
     }
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const s = (Number(f[11]) + Number(f[12])) / TICK;
+    const s = statCpuSeconds(stat);
     if (Number(tid) === pid) main += s;
     else others += s;
   }

@@ -28,8 +28,8 @@ export function seriesPlace(series: number): number {
  * from minute 32 the fourth parts of a sixth of the series were merged at once (the
  * scrape workload's 12-25 CPU s minutes beside 5 s ones).
  */
-export function partPlace(series: number, taken: number): number {
-  return taken === 0 ? seriesPlace(series) : seriesPlace(series ^ Math.imul(taken, 0x27d4eb2f));
+export function partPlace(series: number, captures: number): number {
+  return captures === 0 ? seriesPlace(series) : seriesPlace(series ^ Math.imul(captures, 0x27d4eb2f));
 }
 
 /**
@@ -59,9 +59,9 @@ const END_SPREAD = 5;
  * minutes after the boundary, and the wide soak's read p99 reached 609 ms in that minute),
  * and an ended window waits up to END_SPREAD checkpoint intervals.
  */
-export function writeDue(c: Pick<HeadChunk, 'series' | 'window' | 'size' | 'firstAppendMs'> & { taken?: number }, nowMs: number, opts: Pick<EngineOptions, 'flushPoints' | 'headMaxAgeMs' | 'checkpointMs'>): boolean {
+export function writeDue(c: Pick<HeadChunk, 'series' | 'window' | 'size' | 'firstAppendMs'> & { captures?: number }, nowMs: number, opts: Pick<EngineOptions, 'flushPoints' | 'headMaxAgeMs' | 'checkpointMs'>): boolean {
   const { flushPoints = 120, headMaxAgeMs = 1_800_000, checkpointMs } = opts;
-  const place = partPlace(c.series, c.taken ?? 0);
+  const place = partPlace(c.series, c.captures ?? 0);
   if (c.size >= flushPoints * (0.75 + place / 2)) return true;
   const ended = (c.window + WINDOW) * 1000 + seriesPlace(c.series) * END_SPREAD * checkpointMs;
   return nowMs - c.firstAppendMs >= headMaxAgeMs * (0.5 + place / 2) || nowMs >= ended;

@@ -660,7 +660,7 @@ export class HeadChunk {
    */
   snapshotKey: string | null = null;
   /** checkpoints that took this window's points so far (each part's size limit differs: partPlace) */
-  taken = 0;
+  captures = 0;
 
   /** `capacity`: room for this many points before the first growth */
   constructor(readonly account: number, readonly series: number, readonly window: number, capacity?: number) {
@@ -710,7 +710,7 @@ export class HeadChunk {
    * otherwise, as a window the series has moved on from may never fill them again.
    */
   capture(live = true): Columns {
-    this.taken++;
+    this.captures++;
     const taken = this.cols.takeAll(live);
     this.flushing = taken;
     return taken;

@@ -482,7 +482,7 @@ t.test('series that started together do not stay in step: their parts, and the m
   const now = 1_800_000_000_000;
   const window = windowOf(now / 1000);
   // 3,000 series created at one scrape, 12 points each a checkpoint (a point every 5 s)
-  const series = Array.from({ length: 3_000 }, (_, i) => ({ series: i + 1, window, size: 0, firstAppendMs: now, taken: 0 }));
+  const series = Array.from({ length: 3_000 }, (_, i) => ({ series: i + 1, window, size: 0, firstAppendMs: now, captures: 0 }));
   const parts: number[] = [];
   const merges: number[] = [];
   for (let k = 1; k <= 90; k++) {
@@ -492,10 +492,10 @@ t.test('series that started together do not stay in step: their parts, and the m
       c.size += 12;
       if (!writeDue(c, now + k * 60_000, opts)) continue;
       written++;
-      c.taken++;
+      c.captures++;
       c.size = 0;
       c.firstAppendMs = now + k * 60_000;
-      if (c.taken % 4 === 0) fourth++;
+      if (c.captures % 4 === 0) fourth++;
     }
     parts.push(written);
     merges.push(fourth);
