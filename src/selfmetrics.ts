@@ -106,7 +106,6 @@ export class SelfMetrics {
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
     gauge('gaugeway_wal_bytes', 'Write-ahead bytes since the last checkpoint', (s) => s.walBytes);
     gauge('gaugeway_chunk_parts', 'Chunk parts stored (compaction merges what checkpoints write)', (s) => s.chunkParts);
-    gauge('gaugeway_rollups_pending_windows', 'Series windows whose 900 s and 3600 s rollups are written when the window is sealed, read from their 60 s parts until then', (s) => s.pendingRollups);
     gauge('gaugeway_store_reclaim_pending_bytes', 'Bytes deleted by checkpoints and merges that LevelDB has not been asked to compact away yet (an estimate)', (s) => s.reclaimPendingBytes);
     this.countFrom('gaugeway_store_reclaims_total', 'Keyspace compactions run to give the space of deleted data back to the filesystem', () => stats().reclaims);
   }
@@ -169,7 +168,6 @@ export interface EngineGauges {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
-  pendingRollups: number;
   reclaims: number;
   reclaimPendingBytes: number;
 }

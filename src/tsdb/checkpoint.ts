@@ -12,7 +12,6 @@ import type { Compactor } from './compaction.js';
 import { encodeFlush, partKey, takeFlush, type Flush } from './flush.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, walKey } from './keys.js';
-import { pendingKey } from './pending-rollups.js';
 import type { HeadChunk } from './head.js';
 
 /** A series' fixed place in [0, 1), spread evenly over consecutive ids (Fibonacci hashing). */
@@ -112,7 +111,7 @@ export class Checkpointer {
     // past the deadline already (a checkpoint before this one used the time): take nothing
     if (this.stopNow()) return;
     const st = this.st;
-    const { pts, heads, wal, meta, pending } = st.keyspaces;
+    const { pts, heads, wal, meta } = st.keyspaces;
     // Synchronously: the windows written now and the WAL records they no longer need.
     // Appends from now on go to emptied head columns and later WAL records. A record stays
     // while a window still holds one of its points in the head; replay then skips the
@@ -126,22 +125,19 @@ export class Checkpointer {
       const due: HeadChunk[] = [];
       for (const c of chunks) {
         if (c.size === 0) continue;
-        // (a late point of a window whose seal writes its coarse rollups: after that lands)
-        if (!st.pending.sealing(c.series, c.window) && (all || writeDue(c, nowMs, st.opts))) due.push(c);
+        if (all || writeDue(c, nowMs, st.opts)) due.push(c);
         else keepFrom = Math.min(keepFrom, c.firstSeq ?? Infinity);
       }
-      if (due.length) flushes.push(takeFlush(st, due, !all, nowMs));
+      if (due.length) flushes.push(takeFlush(st, due, !all));
     }
     const walSeqs = st.walSeqs.filter((seq) => seq < keepFrom);
     // (records kept for sparse windows are counted now, deleted later: an estimate)
     const walWritten = st.walWritten;
     const headDeletes = st.headDeletes;
     const orphans = st.orphanChunks;
-    const orphanMarks = st.orphanPending;
     st.walSeqs = st.walSeqs.filter((seq) => seq >= keepFrom);
     st.headDeletes = [];
     st.orphanChunks = [];
-    st.orphanPending = [];
     st.walBytes = 0;
     let ops: WriteOp[] = [];
     let batchFlushes: Flush[] = [];
@@ -171,13 +167,10 @@ export class Checkpointer {
         // a snapshot goes in the batch of the parts that hold its points: a checkpoint cut
         // short (or a crash) between batches never leaves a window in both
         for (const w of f.windows) if (w.chunk.snapshotKey !== null) ops.push(delOp(heads, w.chunk.snapshotKey));
-        // the marker goes with the window's first parts: listed exactly when they exist
-        for (const w of f.windows) if (w.marks) ops.push(putOp(pending, pendingKey(w.chunk.account, w.chunk.series, w.chunk.window), 0));
         if (ops.length >= BATCH_OPS) await writeBatch();
         await slice.pause();
       }
       for (const key of orphans) ops.push(delOp(pts, key));
-      for (const key of orphanMarks) ops.push(delOp(pending, key));
       // Cut short, the WAL records all stay (replay skips what the parts written hold).
       if (!cut) {
         for (const key of headDeletes) ops.push(delOp(heads, key));
@@ -197,7 +190,6 @@ export class Checkpointer {
       st.walSeqs = [...walSeqs, ...st.walSeqs];
       st.headDeletes = [...headDeletes, ...st.headDeletes];
       st.orphanChunks = [...orphans, ...st.orphanChunks];
-      st.orphanPending = [...orphanMarks, ...st.orphanPending];
       throw err;
     }
     if (cut) {
@@ -218,11 +210,6 @@ export class Checkpointer {
       w.chunk.snapshotKey = null;
     }
     const { account, series } = f.windows[0]!.chunk;
-    for (const w of f.windows) {
-      if (!w.marks) continue;
-      if (st.index.byId.has(series)) st.pending.add(series, w.chunk.window);
-      else st.orphanPending.push(pendingKey(account, series, w.chunk.window));
-    }
     for (const p of f.parts) {
       if (!st.index.byId.has(series)) {
         st.orphanChunks.push(partKey(f, p)); // its metric was deleted meanwhile

@@ -13,9 +13,8 @@ import { delOp, putOp, type WriteOp } from '../store/commit.js';
 import type { EngineState } from './state.js';
 import { SEALED } from './catalog.js';
 import { decodeChunk, encodeChunk } from './chunk.js';
-import { rollUp, sortMerge } from './points.js';
-import { PART_TIERS, WINDOW, chunkKey, windowOf, type PartTier } from './keys.js';
-import { pendingKey } from './pending-rollups.js';
+import { sortMerge } from './points.js';
+import { PART_TIERS, chunkKey, windowOf, type PartTier } from './keys.js';
 import { Mutex, TimeSlice } from './slice.js';
 
 export const FANOUT = 4;
@@ -31,11 +30,7 @@ interface Job {
   /** part numbers to merge, oldest first */
   parts: number[];
   level: number;
-  /** a seal of a pending window's 60 s parts that also writes its coarse rollups (pending-rollups.ts) */
-  rollUp?: boolean;
 }
-
-const COARSE: readonly (900 | 3600)[] = [900, 3600];
 
 export class Compactor {
   private readonly queue = new Map<string, Job>();
@@ -55,41 +50,15 @@ export class Compactor {
     this.enqueue({ account, series, tier, window, parts: parts.slice(-run).map((p) => p.part), level: level + 1 });
   }
 
-  /**
-   * A raw window closed: merge each tier's window holding it into one part (one a place
-   * parts are stored). A pending window's coarse tiers are sealed once its 60 s seal has
-   * written their parts.
-   */
+  /** A raw window closed: merge each tier's window holding it into one part (one a place parts are stored). */
   seal(account: number, series: number, rawWindow: number): void {
-    const pending = this.st.pending.has(series, rawWindow);
-    if (pending) this.st.pending.startSealing(series, rawWindow);
-    for (const tier of PART_TIERS) if (!pending || (tier !== 900 && tier !== 3600)) this.sealWindow(account, series, tier, windowOf(rawWindow, tier));
-  }
-
-  /**
-   * Seals every pending window that has ended and left the head (after a restart, or a
-   * series that went quiet before its window was sealed): nothing else would, and its
-   * coarse rollups would wait in its 60 s parts for good.
-   */
-  sealPendingLeft(nowSeconds: number): number {
-    const st = this.st;
-    let n = 0;
-    for (const [series, window] of st.pending.entries()) {
-      if (window + WINDOW > nowSeconds || st.head.has(series, window) || st.pending.sealing(series, window)) continue;
-      const ref = st.index.byId.get(series);
-      if (!ref) continue;
-      this.seal(ref.account, series, window);
-      n++;
-    }
-    return n;
+    for (const tier of PART_TIERS) this.sealWindow(account, series, tier, windowOf(rawWindow, tier));
   }
 
   private sealWindow(account: number, series: number, tier: PartTier, window: number): void {
     const parts = this.st.catalog.window(series, tier, window).filter((p) => p.level >= 0);
-    const rollUp = tier === 60 && this.st.pending.has(series, window);
-    if (parts.length > 1 || (rollUp && parts.length === 1)) this.enqueue({ account, series, tier, window, parts: parts.map((p) => p.part), level: SEALED, rollUp });
+    if (parts.length > 1) this.enqueue({ account, series, tier, window, parts: parts.map((p) => p.part), level: SEALED });
     else if (parts.length === 1) this.st.catalog.setLevel(series, tier, window, parts[0]!.part, SEALED);
-    else if (rollUp) this.st.pending.stopSealing(series, window); // nothing to roll up: a later seal looks again
   }
 
   /** Plans a job again after its window changed under it (a merge before it took some parts). */
@@ -100,12 +69,8 @@ export class Compactor {
   }
 
   private enqueue(job: Job): void {
-    if (this.stopped) return this.dropped(job);
-    const key = `${job.series}:${job.tier}:${job.window}`;
-    // a seal merges every part a level merge would: a merge landing after the seal was
-    // queued must not put a level merge in its place (the window would stay unsealed)
-    if (job.level < SEALED && this.queue.get(key)?.level === SEALED) return;
-    this.queue.set(key, job);
+    if (this.stopped) return;
+    this.queue.set(`${job.series}:${job.tier}:${job.window}`, job);
     this.running ??= this.drain().finally(() => { this.running = null; });
   }
 
@@ -114,15 +79,9 @@ export class Compactor {
     while (this.running) await this.running.catch(() => undefined);
   }
 
-  /** A job that will not run: a pending window it sealed waits for a later seal. */
-  private dropped(job: Job): void {
-    if (job.rollUp) this.st.pending.stopSealing(job.series, job.window);
-  }
-
   /** Finishes the round under way and takes no more jobs. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const job of this.queue.values()) this.dropped(job);
     this.queue.clear();
     await this.running?.catch(() => undefined);
   }
@@ -139,8 +98,6 @@ export class Compactor {
         await this.mutex.run(() => this.round(jobs));
       } catch (err) {
         // nothing is lost: the parts stay as they were, and a later checkpoint plans again
-        // (a pending window's seal: the retention pass or the next start)
-        for (const job of jobs) this.dropped(job);
         this.st.log.error({ err }, 'chunk compaction failed');
         return;
       }
@@ -166,30 +123,17 @@ export class Compactor {
     const bufs = await pts.getMany(keys);
     const slice = new TimeSlice();
     const merged: (Buffer | null)[] = [];
-    // per job, a pending window's 900 s and 3600 s parts (COARSE order), else null
-    const rolled: (Buffer[] | null)[] = [];
     let at = 0;
     for (const j of jobs) {
       const mine = bufs.slice(at, (at += j.parts.length));
-      rolled.push(null);
       // a part gone or empty (an old-layout twin) means the window changed meanwhile
-      if (mine.some((b) => !b || b.length === 0)) {
-        merged.push(null);
-        this.dropped(j);
-      }
-      else {
-        const points = sortMerge(mine.map((b) => decodeChunk(b!, j.window)));
-        // one part is kept as it is: only its rollups are new
-        merged.push(j.parts.length > 1 ? encodeChunk(points, j.window) : mine[0]!);
-        if (j.rollUp) rolled[rolled.length - 1] = COARSE.map((tier) => encodeChunk(rollUp(points, tier), windowOf(j.window, tier)));
-      }
+      if (mine.some((b) => !b || b.length === 0)) merged.push(null);
+      else merged.push(encodeChunk(sortMerge(mine.map((b) => decodeChunk(b!, j.window))), j.window));
       await slice.pause();
     }
     // synchronously from here to the write: a purge or a checkpoint acting meanwhile is seen
     const ops: WriteOp[] = [];
     const done: Job[] = [];
-    /** per job done, the coarse parts its seal wrote (pending windows only) */
-    const coarse = new Map<Job, { tier: 900 | 3600; window: number; part: number }[]>();
     let replaced = 0; // bytes of the parts merged: deleted or overwritten
     let next = 0; // where the job's parts start in bufs
     jobs.forEach((j, i) => {
@@ -197,28 +141,14 @@ export class Compactor {
       next += j.parts.length;
       const buf = merged[i];
       if (!buf) return; // left as it is: an unreadable part is not merged again and again
-      if (!this.valid(j) || (j.rollUp && !st.pending.has(j.series, j.window))) {
+      if (!this.valid(j)) {
         this.replan(j);
         return;
       }
       const keep = j.parts[j.parts.length - 1]!;
-      if (j.parts.length > 1) {
-        for (const p of j.parts.slice(0, -1)) ops.push(delOp(pts, chunkKey(j.account, j.tier, j.series, j.window, p)));
-        ops.push(putOp(pts, chunkKey(j.account, j.tier, j.series, j.window, keep), buf));
-        for (let k = first; k < next; k++) replaced += bufs[k]!.length;
-      }
-      const rollups = rolled[i];
-      if (rollups) {
-        // the coarse parts and the marker's delete in one batch: a read sees the window in
-        // its 60 s parts or in the coarse tiers, never in both, never in neither
-        const written = COARSE.map((tier, k) => {
-          const part = { tier, window: windowOf(j.window, tier), part: ++st.seq };
-          ops.push(putOp(pts, chunkKey(j.account, tier, j.series, part.window, part.part), rollups[k]!));
-          return part;
-        });
-        ops.push(delOp(st.keyspaces.pending, pendingKey(j.account, j.series, j.window)));
-        coarse.set(j, written);
-      }
+      for (const p of j.parts.slice(0, -1)) ops.push(delOp(pts, chunkKey(j.account, j.tier, j.series, j.window, p)));
+      ops.push(putOp(pts, chunkKey(j.account, j.tier, j.series, j.window, keep), buf));
+      for (let k = first; k < next; k++) replaced += bufs[k]!.length;
       done.push(j);
     });
     if (ops.length === 0) return;
@@ -227,21 +157,13 @@ export class Compactor {
     for (const j of done) {
       const keep = j.parts[j.parts.length - 1]!;
       for (const p of j.parts.slice(0, -1)) st.catalog.remove(j.series, j.tier, j.window, p);
-      const written = coarse.get(j) ?? [];
       if (!st.index.byId.has(j.series)) {
         // purged while this batch waited its turn: the merged part must not outlive it
         st.orphanChunks.push(chunkKey(j.account, j.tier, j.series, j.window, keep));
-        for (const c of written) st.orphanChunks.push(chunkKey(j.account, c.tier, j.series, c.window, c.part));
         continue;
       }
       st.catalog.setLevel(j.series, j.tier, j.window, keep, j.level);
       if (j.level < SEALED) this.added(j.account, j.series, j.tier, j.window);
-      if (written.length === 0) continue;
-      st.pending.remove(j.series, j.window);
-      for (const c of written) {
-        st.catalog.add(j.series, c.tier, c.window, c.part);
-        this.sealWindow(j.account, j.series, c.tier, c.window);
-      }
     }
   }
 }

@@ -77,8 +77,6 @@ export interface EngineStats {
   headPoints: number;
   walBytes: number;
   chunkParts: number;
-  /** raw windows whose 900 s and 3600 s parts wait for their seal (pending-rollups.ts) */
-  pendingRollups: number;
   /** keyspace compactions run to free deleted space, since the start */
   reclaims: number;
   /** bytes deleted by checkpoints and merges and not yet compacted away (an estimate) */
@@ -109,7 +107,6 @@ export class Engine implements SeriesStore {
   static async open(store: Store, commit: CommitQueue, log: Logger, opts: EngineOptions): Promise<Engine> {
     const e = new Engine(new EngineState(engineKeyspaces(store), commit, log, opts, new SpaceReclaimer(store.db, log, opts.reclaim)));
     await recover(e.st);
-    e.compactor.sealPendingLeft(Date.now() / 1000);
     // Everything replayed (and old-layout snapshots) is written and the WAL trimmed in the
     // background: the service serves meanwhile from the head, which holds it all (400,000
     // series replayed after a kill -9 took 23 s to start when this was awaited). A crash
@@ -135,7 +132,6 @@ export class Engine implements SeriesStore {
     this.appender = new Appender(st);
     this.compactor = new Compactor(st, this.maintenance);
     this.checkpointer = new Checkpointer(st, this.compactor);
-    this.compactor.sealPendingLeft(Date.now() / 1000);
   }
 
   /** Durable once resolved: series records, WAL record and head update in one group commit. */
@@ -231,19 +227,6 @@ export class Engine implements SeriesStore {
     return this.st.catalog.hasLegacyPair(series, window);
   }
 
-  /** Whether a raw window's coarse rollups still wait in its 60 s parts (pending-rollups.ts). */
-  rollupsPending(series: number, window: number): boolean {
-    return this.st.pending.has(series, window);
-  }
-
-  /**
-   * Seals the windows whose coarse rollups wait and that ended and left the head (a series
-   * gone quiet, a start after a crash), so they do not wait in their 60 s parts for good.
-   */
-  sealPendingLeft(nowSeconds: number): number {
-    return this.compactor.sealPendingLeft(nowSeconds);
-  }
-
   /** Whether the head holds this raw window (it is still receiving points). */
   hasOpenWindow(series: number, window: number): boolean {
     return this.st.head.has(series, window);
@@ -264,7 +247,7 @@ export class Engine implements SeriesStore {
     let headPoints = 0;
     for (const c of this.st.head.chunks()) headPoints += c.size + (c.flushing?.size ?? 0);
     const { reclaims, pending } = this.st.reclaim;
-    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size, pendingRollups: this.st.pending.size, reclaims, reclaimPendingBytes: pending };
+    return { series: this.st.index.byId.size, headPoints, walBytes: this.st.walBytes, chunkParts: this.st.catalog.size, reclaims, reclaimPendingBytes: pending };
   }
 
   /**

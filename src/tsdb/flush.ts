@@ -6,8 +6,6 @@
 // once, and a part for each of them made a live day-long hourly read fetch three parts a
 // series instead of one. A rollup bucket split across two checkpoints is two partial
 // summaries, which reads merge (sortMerge) and compaction joins.
-// A series' current window is written without coarse parts, from its first checkpoint to
-// its seal, which writes them (pending-rollups.ts).
 //
 // Part numbers are taken when the points are taken, so every WAL record holding one of
 // these points has a lower number: replay skips the samples of a raw window with a part
@@ -19,7 +17,7 @@ import type { Columns, HeadChunk } from './head.js';
 import type { EngineState } from './state.js';
 import { encodeChunk } from './chunk.js';
 import { rollUp, sortMerge, type Points } from './points.js';
-import { MINUTE_RAW, WINDOW, chunkKey, windowOf, type PartTier } from './keys.js';
+import { MINUTE_RAW, chunkKey, windowOf, type PartTier } from './keys.js';
 
 export interface FlushPart {
   tier: PartTier;
@@ -33,10 +31,6 @@ export interface FlushWindow {
   chunk: HeadChunk;
   /** the taken columns (typed arrays, no copy until encoded) */
   columns: Columns;
-  /** its coarse rollups wait for its seal: no 900 s or 3600 s part holds these points */
-  pending: boolean;
-  /** this flush lists it as pending (its first parts): its marker goes in their batch */
-  marks: boolean;
 }
 
 export interface Flush {
@@ -53,17 +47,11 @@ const COARSE: readonly (900 | 3600)[] = [3600, 900];
  * takes a copy); false for a checkpoint of everything (after a replay, at shutdown), where
  * copying 400,000 windows at once would be the work and garbage the lazy columns avoid.
  */
-export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArrays = true, nowMs = Date.now()): Flush {
+export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArrays = true): Flush {
   // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
   const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
   const windows: FlushWindow[] = [];
-  for (const chunk of sorted) {
-    const current = st.current[chunk.series] === chunk;
-    const columns = chunk.capture(keepArrays && current);
-    const listed = st.pending.has(chunk.series, chunk.window);
-    const marks = !listed && keepArrays && current && firstParts(st, chunk) && nowMs < (chunk.window + WINDOW) * 1000 && !columns.onWholeMinutes();
-    windows.push({ chunk, columns, pending: listed || marks, marks });
-  }
+  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture(keepArrays && st.current[chunk.series] === chunk) });
   const { series } = windows[0]!.chunk;
   const parts: FlushPart[] = [];
   // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
@@ -75,8 +63,8 @@ export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArr
       const window = windowOf(windows[first]!.chunk.window, tier);
       if (i < windows.length && windowOf(windows[i]!.chunk.window, tier) === window) continue;
       const from: number[] = [];
-      for (let k = first; k < i; k++) if (!windows[k]!.pending) from.push(k);
-      if (from.length) parts.push({ tier, window, part: ++st.seq, from });
+      for (let k = first; k < i; k++) from.push(k);
+      parts.push({ tier, window, part: ++st.seq, from });
       first = i;
     }
   }
@@ -94,11 +82,6 @@ export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArr
     }
   }
   return { windows, parts };
-}
-
-/** Whether a window has no part yet, so its first checkpoint may list it as pending. */
-function firstParts(st: EngineState, chunk: HeadChunk): boolean {
-  return !st.catalog.holds(chunk.series, 60, chunk.window) && !st.catalog.holds(chunk.series, MINUTE_RAW, chunk.window) && !st.catalog.holds(chunk.series, 0, chunk.window);
 }
 
 /** A part's key, built when it is written: taking 400,000 windows at once is synchronous. */

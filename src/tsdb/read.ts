@@ -10,7 +10,7 @@
 import type { EngineState } from './state.js';
 import { ColumnCopies, PackedBuckets, unpack, type HeadChunk } from './head.js';
 import { decodeChunk, decodeChunkInto, pointsFor } from './chunk.js';
-import { ALL_COLUMNS, appendInOrder, isStrictlySorted, mergeSeam, rollUp, sortMerge, type Points } from './points.js';
+import { ALL_COLUMNS, appendInOrder, isStrictlySorted, mergeSeam, sortMerge, type Points } from './points.js';
 import { TimeSlice } from './slice.js';
 import { WINDOW, chunkKey, chunkKeyAt, chunkKeyPrefix, windowOf, type Tier } from './keys.js';
 
@@ -75,8 +75,6 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
   const first = starts.first;
   const keyWindow: number[] = [];
   const keyPart: number[] = [];
-  // keys of pending windows' 60 s parts, read by a coarse tier as their rollup (pending-rollups.ts)
-  const rolled = new Set<number>();
   // series n's head points are in held[heldAt[n]] .. held[heldAt[n + 1] - 1]
   const heldAt = starts.heldAt;
   const buckets = held instanceof PackedBuckets ? held.reset() : null;
@@ -94,18 +92,6 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
       keyWindow.push(window);
       keyPart.push(part);
     });
-    if (tier === 900 || tier === 3600) {
-      // (in the same instant as the catalog: a seal writing the window's coarse parts is seen in full or not at all)
-      for (const w of st.pending.windows(id) ?? []) {
-        if (w + WINDOW <= headFrom || w >= headTo) continue;
-        st.catalog.each(id, 60, w, w, (window, part, _, stored) => {
-          rolled.add(keys.length);
-          keys.push(chunkKey(account, stored, id, window, part));
-          keyWindow.push(window);
-          keyPart.push(part);
-        });
-      }
-    }
     const windows = st.head.get(id);
     if (windows) {
       // copies taken now (later appends do not leak into this read), rolled up when visited
@@ -150,9 +136,7 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
       visit(a + n, only);
       continue;
     }
-    let rolls = false;
-    for (let i = lo; i < hi && !rolls; i++) rolls = rolled.has(i);
-    if (!rolls && (hi - lo > 1 || memory.length)) {
+    if (hi - lo > 1 || memory.length) {
       const out = joined(bufs, keyWindow, lo, hi, from, to, columns);
       if (out) {
         let rest = 0;
@@ -165,9 +149,7 @@ async function readBatch(st: EngineState, account: number, series: readonly numb
     for (let i = lo; i < hi; i++) {
       const buf = bufs[i];
       if (!buf) continue; // merged or expired meanwhile
-      // a pending window's 60 s points, whole buckets of this tier in [from, to)
-      const points = rolled.has(i) ? rollUp(decodeChunk(buf, keyWindow[i]!, headFrom, headTo, columns), step) : decodeChunk(buf, keyWindow[i]!, from, to, columns);
-      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points });
+      parts.push({ part: keyPart[i]!, window: keyWindow[i]!, points: decodeChunk(buf, keyWindow[i]!, from, to, columns) });
     }
     // part numbers grow with writes across windows too; windows are disjoint in time
     if (parts.length > 1) parts.sort((x, y) => x.part - y.part);

@@ -35,8 +35,6 @@ export async function* keysInPages(keyspace: Sublevel<Buffer>, pageSize = KEYS_A
 export interface RetentionResult {
   expired: number;
   merged: number;
-  /** windows whose coarse rollups waited, sealed after this pass (pending-rollups.ts) */
-  rollupsSealed: number;
 }
 
 /** Seconds each tier is kept (`storage.retention` of the config). */
@@ -129,7 +127,7 @@ export class RetentionJob {
     const pts = this.engine.chunks;
     let ops: WriteOp[] = [];
     let deleted: string[] = [];
-    const result: RetentionResult = { expired: 0, merged: 0, rollupsSealed: this.engine.sealPendingLeft(now) };
+    const result: RetentionResult = { expired: 0, merged: 0 };
     const flush = async (force = false) => {
       if (ops.length && (force || ops.length >= BATCH_OPS)) {
         const batch = ops;
@@ -154,9 +152,7 @@ export class RetentionJob {
       // by the retention of whichever start wrote them: such a 60 s part stays while the
       // raw parts of its window are kept, whatever the retention settings were then or are now.
       const rawNeedsIt = k.tier === 60 && !expired(0) && this.engine.hasLegacyPair(k.series, k.window);
-      // A window's 60 s parts also hold its coarse tiers' points until its seal writes them
-      const coarseNeedsIt = (k.tier === 60 || k.tier === MINUTE_RAW) && this.engine.rollupsPending(k.series, k.window);
-      if (expired(k.tier) && !rawNeedsIt && !coarseNeedsIt) {
+      if (expired(k.tier) && !rawNeedsIt) {
         for (const key of g.keys) ops.push(delOp(pts, key));
         deleted.push(...g.keys);
         result.expired += g.keys.length;

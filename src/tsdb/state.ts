@@ -9,7 +9,6 @@ import type { SeriesRecord } from './series-index.js';
 import { SeriesIndex } from './series-index.js';
 import { Head, type HeadChunk } from './head.js';
 import { ChunkCatalog } from './catalog.js';
-import { PendingRollups } from './pending-rollups.js';
 import type { ReadGateLimits } from './read-gate.js';
 import type { ReclaimOptions, SpaceReclaimer } from '../store/reclaim.js';
 
@@ -25,7 +24,7 @@ export interface EngineOptions {
    * as Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default
    * 30 minutes), or the window has ended (all three spread by series: checkpoint.ts); until then
    * they stay in the head and their WAL records stay too. 1: every checkpoint writes every
-   * window of two points or more, and about half of those of one (why sparse series wait: `writeDue`).
+   * window (why sparse series wait: `writeDue`).
    */
   flushPoints?: number;
   headMaxAgeMs?: number;
@@ -46,8 +45,6 @@ export function engineKeyspaces(store: Store) {
     series: store.json<SeriesRecord>('series'),
     /** counters: `seq`, `series` */
     meta: store.json<number>('engine'),
-    /** raw windows whose coarse rollups wait for the window's seal (pending-rollups.ts) */
-    pending: store.json<number>('rollup-later'),
   };
 }
 
@@ -57,16 +54,12 @@ export class EngineState {
   readonly index = new SeriesIndex();
   readonly head = new Head();
   readonly catalog = new ChunkCatalog();
-  /** raw windows whose 900 s and 3600 s parts are written at their seal */
-  readonly pending = new PendingRollups();
   /** the newest head window of each series, by series id: the append fast path */
   readonly current: (HeadChunk | undefined)[] = [];
   /** old-layout snapshots loaded into the head, deleted by the next checkpoint */
   headDeletes: string[] = [];
   /** chunk parts of series deleted while a checkpoint or merge was writing them */
   orphanChunks: string[] = [];
-  /** markers of pending rollups of series deleted while a checkpoint was writing them */
-  orphanPending: string[] = [];
   /** WAL records written since the last checkpoint */
   walSeqs: number[] = [];
   walBytes = 0;

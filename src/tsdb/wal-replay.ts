@@ -1,5 +1,5 @@
 // Recovery at start: the counters, the series index from the series records, the chunk
-// catalog from a key scan, the windows whose coarse rollups wait for their seal, open windows of the old layout from their head snapshots, and
+// catalog from a key scan, open windows of the old layout from their head snapshots, and
 // then WAL replay: every record left since the last checkpoint is appended to the head
 // again, except samples a chunk part already holds (a checkpoint cut short between its
 // batches): a part numbered above a record was taken after that record's points reached
@@ -11,13 +11,11 @@ import { decodeWal, walSummary } from './wal.js';
 import type { Summary } from './sample.js';
 import { appendPoint } from './append.js';
 import { parseChunkKey, parseHeadKey, windowOf } from './keys.js';
-import { parsePendingKey } from './pending-rollups.js';
 
 export async function recover(st: EngineState): Promise<void> {
   await loadCounters(st);
   await loadSeries(st);
   await loadCatalog(st);
-  await loadPending(st);
   const snapshots = await loadSnapshots(st);
   const { records, samples } = await replayWal(st);
   if (snapshots || records) st.log.info({ snapshots, walRecords: records, walSamples: samples }, 'storage engine recovered its head');
@@ -55,15 +53,6 @@ async function loadCatalog(st: EngineState): Promise<void> {
     st.catalog.add(k.series, k.tier, k.window, k.part);
   }
   st.catalog.markLegacyPairs();
-}
-
-/** Windows whose coarse rollups wait for their seal (pending-rollups.ts). */
-async function loadPending(st: EngineState): Promise<void> {
-  for await (const key of st.keyspaces.pending.keys()) {
-    const k = parsePendingKey(key);
-    if (st.index.byId.has(k.series)) st.pending.add(k.series, k.window);
-    else st.orphanPending.push(key); // its metric was deleted (see loadCatalog)
-  }
 }
 
 /**

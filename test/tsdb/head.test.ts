@@ -155,8 +155,7 @@ t.test('a checkpoint copies a current window and releases the others (memory of 
   for (let i = 0; i < 50; i++) older.append(i * 60, plain(i), 1, Date.now());
   for (let i = 0; i < 50; i++) newer.append(WINDOW + i * 60, plain(i), 1, Date.now());
   const room = (c: typeof older) => (c as unknown as { cols: { v: Float64Array } }).cols.v.length;
-  const { PendingRollups } = await import('../../src/tsdb/pending-rollups.js');
-  const st = { seq: 0, current: [undefined, newer], catalog: { holds: () => false }, pending: new PendingRollups() } as unknown as Parameters<typeof takeFlush>[0];
+  const st = { seq: 0, current: [undefined, newer], catalog: { holds: () => false } } as unknown as Parameters<typeof takeFlush>[0];
   const f = takeFlush(st, [newer, older]);
   t.same(f.windows.map((w) => w.chunk.window), [0, WINDOW]);
   t.equal(room(older), 0, 'the older window gave its arrays away');
