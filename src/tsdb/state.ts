@@ -24,7 +24,7 @@ export interface EngineOptions {
    * as Prometheus cuts its head chunks), or once the oldest is `headMaxAgeMs` old (default
    * 30 minutes), or the window has ended (all three spread by series: checkpoint.ts); until then
    * they stay in the head and their WAL records stay too. 1: every checkpoint writes every
-   * window (why sparse series wait: `writeDue`).
+   * window of two points or more, and about half of those of one (why sparse series wait: `writeDue`).
    */
   flushPoints?: number;
   headMaxAgeMs?: number;
