@@ -70,7 +70,12 @@ export class Compactor {
 
   private enqueue(job: Job): void {
     if (this.stopped) return;
-    this.queue.set(`${job.series}:${job.tier}:${job.window}`, job);
+    const key = `${job.series}:${job.tier}:${job.window}`;
+    // A seal merges every part a level merge would. The merge running when a seal is
+    // queued plans the next level's when it lands: in the seal's place, it left the
+    // window in a few parts until the retention pass.
+    if (job.level < SEALED && this.queue.get(key)?.level === SEALED) return;
+    this.queue.set(key, job);
     this.running ??= this.drain().finally(() => { this.running = null; });
   }
 

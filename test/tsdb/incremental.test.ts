@@ -507,3 +507,41 @@ t.test('series that started together do not stay in step: their parts, and the m
   // and 600 of them fourth parts (a merge each) at once, every 4 minutes
   t.ok(Math.max(...merges) < 450, `fourth parts at one checkpoint: at most ${Math.max(...merges)}`);
 });
+
+t.test('a seal queued while a merge of its window runs is not replaced by the merge that one plans next', async (t) => {
+  const dir = tempDir(t);
+  const base = windowOf(Math.floor(Date.now() / 1000)) - 8 * WINDOW;
+  const tags = tagsOf(0);
+  let next = 0;
+  // an ended window, sealed once idle for 5-10 s (sealDue); each round writes it again at once
+  const a = await open(dir, { flushPoints: 1, sealIdleMs: 5000 });
+  const round = async () => {
+    await a.engine.append(1, [0, 1].map(() => valueSample('m', tags, base + 7 + 10 * next, next++)));
+    await a.engine.checkpoint();
+  };
+  // a level-2 part, three level-1 parts and three level-0 parts (a part's level lives in
+  // memory: these must be made by this engine, not loaded at a start)
+  for (let k = 0; k < 16 + 12 + 3; k++) {
+    await round();
+    await a.engine.compacted();
+  }
+  // (the 3600 s tier: a checkpoint's first part, so the queue hands its merge over at once)
+  const hourKeys = async () => (await a.engine.chunks.keys().all()).filter((k) => parseChunkKey(k).tier === 3600);
+  t.equal((await hourKeys()).length, 7);
+  let release!: () => void;
+  const held = a.engine.exclusive(() => new Promise<void>((r) => { release = r; }));
+  // the fourth level-0 part: its merge is taken, and waits
+  await round();
+  // idle past the longest idle limit: the next checkpoint seals the window meanwhile
+  await new Promise((r) => setTimeout(r, 10_500));
+  await a.engine.checkpoint();
+  release();
+  await held;
+  await a.engine.compacted();
+  // the merge made a fourth level-1 part; the level-2 merge it planned must not take the seal's place
+  t.equal((await hourKeys()).length, 1, 'the window is sealed into one part');
+  const id = a.engine.select(1, 'm', { op: 'all' })[0]!.id;
+  t.equal((await a.engine.read(1, [id], 0, base, base + WINDOW))[0]!.t.length, next, 'every point once');
+  await a.engine.close();
+  await a.crash();
+});
