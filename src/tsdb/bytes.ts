@@ -13,7 +13,8 @@ export class ByteWriter {
     this.buf = Buffer.allocUnsafe(initial);
   }
 
-  private room(n: number): void {
+  /** Room for n more bytes at pos: a caller that writes buf[pos++] itself asks first. */
+  room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;

@@ -9,7 +9,7 @@
 // only times and values. Input must be sorted with distinct times (sortMerge).
 import { ByteReader, ByteWriter } from './bytes.js';
 import { ALL_COLUMNS, COLUMN, type Points } from './points.js';
-import { readValues, writeValues } from './values.js';
+import { readValues, VALUE_FORMS, writeValues } from './values.js';
 
 const SUMMARY = 1;
 /**
@@ -58,13 +58,14 @@ export function encodeChunk(p: Points, windowStart: number): Buffer {
       i += run;
     }
   }
-  writeValues(w, p.sum, n, !plain);
+  const { packed, sums } = VALUE_FORMS;
+  writeValues(w, p.sum, n, plain ? packed : packed | sums);
   if (!plain) {
     writeRuns(w, p.count, n);
-    writeValues(w, p.min, n);
-    writeValues(w, p.max, n);
-    writeValues(w, p.last, n);
-    writeValues(w, p.sumsq, n, true);
+    writeValues(w, p.min, n, packed);
+    writeValues(w, p.max, n, packed);
+    writeValues(w, p.last, n, packed);
+    writeValues(w, p.sumsq, n, packed | sums);
   }
   if (lastTimes) writeLastTimes(w, p);
   return w.finish();

@@ -1,7 +1,12 @@
-// One column of float64s. Three encodings, chosen per column:
+// One column of float64s. Four encodings, chosen per column:
 // - decimal: every value is m / 10^e for a common e <= 12 and |m| <= 2^51 (counters,
 //   gauges with a few decimals): the scale, then zig-zag varint deltas of m. A steady
 //   counter or a slow gauge costs one or two bytes a value.
+// - packed decimal (chunks only, where it is smaller than the varints): the same deltas
+//   in blocks of 64, each block its smallest delta and the bits every delta above it
+//   needs. A varint spends a whole byte where a delta needs a bit more than seven, and
+//   a second one from the sign's bit on: a counter growing by 0-99 a step (7 bits) costs
+//   1.35 bytes a value as varints and 0.92 packed.
 // - near-decimal (sums and sums of squares of summaries only, where it is smaller than
 //   xor): every value lies within a few units in the last place of m / 10^e. The sum of
 //   fifteen two-decimal gauges, added in floating point, is rarely the double nearest to
@@ -17,6 +22,11 @@ import type { ByteReader, ByteWriter } from './bytes.js';
 const DECIMAL = 0;
 const XOR = 1;
 const NEAR_DECIMAL = 2;
+const PACKED_DECIMAL = 3;
+/** deltas a packed block holds: its offset and width follow a stretch of the column, not all of it */
+const PACKED_BLOCK = 64;
+/** the widest packed delta; a column that needs more keeps its varints */
+const MAX_WIDTH = 32;
 const MAX_SCALE = 12;
 /** the largest distance in bits a near-decimal value may have (two varint bytes) */
 const MAX_RESIDUE = 4096;
@@ -58,24 +68,43 @@ function commonScale(values: ArrayLike<number>, n: number): number {
   return e;
 }
 
-/**
- * `sums`: the column holds sums (a summary's sum or sum of squares), for which the
- * near-decimal form is tried when the decimal one does not fit.
- */
-export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number, sums = false): void {
+/** writeValues' forms beyond decimal and xor, as bits. */
+export const VALUE_FORMS = {
+  /** the column holds sums (a summary's sum or sum of squares): try near-decimal where decimal does not fit */
+  sums: 1,
+  /**
+   * try the packed decimal form: for chunks, whose columns are one series' values in time
+   * order. A WAL record's column runs across series, where packing seldom pays for the
+   * pass that sizes it on the ingest path.
+   */
+  packed: 2,
+} as const;
+
+let mantissas = new Float64Array(1024);
+
+export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number, forms = 0): void {
   const e = commonScale(values, n);
   if (e >= 0) {
+    const p = POW10[e]!;
+    if (mantissas.length < n) mantissas = new Float64Array(Math.max(n, 2 * mantissas.length));
+    const m = mantissas;
+    for (let i = 0; i < n; i++) m[i] = Math.round(values[i]! * p);
+    if (forms & VALUE_FORMS.packed && n > 2 && packedBytes(m, n) < varintColumnBytes(m, n)) {
+      w.byte(PACKED_DECIMAL);
+      w.byte(e);
+      writePacked(w, m, n);
+      return;
+    }
     w.byte(DECIMAL);
     w.byte(e);
-    const p = POW10[e]!;
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      const m = Math.round(values[i]! * p);
-      w.svarint(m - prev);
-      prev = m;
+      w.svarint(m[i]! - prev);
+      prev = m[i]!;
     }
     return;
   }
+  const sums = (forms & VALUE_FORMS.sums) !== 0;
   const start = w.pos;
   writeXorColumn(w, values, n);
   // a sums column takes the near-decimal form instead where that is smaller
@@ -118,6 +147,83 @@ function nearScale(values: ArrayLike<number>, n: number): number {
   const p = POW10[e]!;
   for (let i = 0; i < n; i++) if (!nearFits(values[i]!, p)) return -1;
   return e;
+}
+
+/** The bytes of the varint deltas of m[0, n), the decimal form's header apart. */
+function varintColumnBytes(m: Float64Array, n: number): number {
+  let bytes = 0;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const z = zigzag(m[i]! - prev);
+    bytes += z < 128 ? 1 : z < 16384 ? 2 : varintBytes(z);
+    prev = m[i]!;
+  }
+  return bytes;
+}
+
+/** The smallest and largest delta of m in the block of deltas [from, to) (delta i is m[i] - m[i-1]). */
+function blockRange(m: Float64Array, from: number, to: number): { lo: number; width: number } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = from; i < to; i++) {
+    const d = m[i]! - m[i - 1]!;
+    if (d < lo) lo = d;
+    if (d > hi) hi = d;
+  }
+  const range = hi - lo;
+  return { lo, width: range >= 2 ** MAX_WIDTH ? MAX_WIDTH + 1 : range === 0 ? 0 : 32 - Math.clz32(range) };
+}
+
+/** The bytes of the packed form of m[0, n), its header apart; Infinity where a block is too wide. */
+function packedBytes(m: Float64Array, n: number): number {
+  let bytes = varintBytes(zigzag(m[0]!));
+  for (let from = 1; from < n; from += PACKED_BLOCK) {
+    const to = Math.min(n, from + PACKED_BLOCK);
+    const { lo, width } = blockRange(m, from, to);
+    if (width > MAX_WIDTH) return Infinity;
+    bytes += varintBytes(zigzag(lo)) + 1 + Math.ceil((width * (to - from)) / 8);
+  }
+  return bytes;
+}
+
+/**
+ * m[0] as a zig-zag varint, then per block of deltas: the smallest (zig-zag varint), the
+ * width in bits (a byte), and each delta less the smallest in that many bits, most
+ * significant first, the block padded to a whole byte.
+ */
+function writePacked(w: ByteWriter, m: Float64Array, n: number): void {
+  w.svarint(m[0]!);
+  for (let from = 1; from < n; from += PACKED_BLOCK) {
+    const to = Math.min(n, from + PACKED_BLOCK);
+    const { lo, width } = blockRange(m, from, to);
+    w.svarint(lo);
+    w.byte(width);
+    if (width === 0) continue;
+    const bytes = Math.ceil((width * (to - from)) / 8);
+    w.room(bytes);
+    const buf = w.buf;
+    let pos = w.pos;
+    // the bits of a delta wider than 24 go in two writes, so acc never passes 31 bits
+    // (at most 7 bits wait in it between writes)
+    const high = width > 24 ? width - 16 : width;
+    let acc = 0;
+    let bits = 0;
+    for (let i = from; i < to; i++) {
+      const v = m[i]! - m[i - 1]! - lo;
+      acc = (acc << high) | (high === width ? v : Math.floor(v / 65536));
+      bits += high;
+      while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
+      acc &= (1 << bits) - 1;
+      if (high !== width) {
+        acc = (acc << 16) | (v % 65536);
+        bits += 16;
+        while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
+        acc &= (1 << bits) - 1;
+      }
+    }
+    if (bits > 0) buf[pos++] = (acc << (8 - bits)) & 0xff;
+    w.pos = pos;
+  }
 }
 
 function varintBytes(z: number): number {
@@ -192,6 +298,12 @@ function xorHeader(hi: number, lo: number): number {
  */
 export function readValues(r: ByteReader, out: number[], n: number, from = 0, to = n): void {
   const mode = r.byte();
+  if (mode === PACKED_DECIMAL) {
+    const e = r.byte();
+    if (e > MAX_SCALE) throw new RangeError('bad decimal scale');
+    readPacked(r, out, n, from, to, POW10[e]!);
+    return;
+  }
   if (mode === DECIMAL) {
     const e = r.byte();
     if (e > MAX_SCALE) throw new RangeError('bad decimal scale');
@@ -259,6 +371,50 @@ function readDecimal(r: ByteReader, out: number[], n: number, from: number, to: 
     if (i >= from && i < to) out.push(m / p);
   }
   r.pos = pos;
+}
+
+/** A packed decimal column (writePacked); blocks after the last value kept are skipped, not unpacked. */
+function readPacked(r: ByteReader, out: number[], n: number, from: number, to: number, p: number): void {
+  if (n === 0) return;
+  let m = r.svarint();
+  if (from <= 0 && to > 0) out.push(m / p);
+  const buf = r.buf;
+  for (let start = 1; start < n; start += PACKED_BLOCK) {
+    const len = Math.min(PACKED_BLOCK, n - start);
+    const lo = r.svarint();
+    const width = r.byte();
+    if (width > MAX_WIDTH) throw new RangeError('bad packed width');
+    const bytes = Math.ceil((width * len) / 8);
+    let pos = r.pos;
+    if (pos + bytes > r.end) throw new RangeError('read past the end of a record');
+    r.pos = pos + bytes;
+    if (start >= to) continue;
+    // the bits of a delta wider than 24 come in two reads, so acc never passes 31 bits
+    const high = width > 24 ? width - 16 : width;
+    const low = width > 24 ? 16 : 0;
+    let acc = 0;
+    let bits = 0;
+    for (let i = start; i < start + len; i++) {
+      while (bits < high) {
+        acc = (acc << 8) | buf[pos++]!;
+        bits += 8;
+      }
+      bits -= high;
+      let v = (acc >>> bits) & ((1 << high) - 1);
+      acc &= (1 << bits) - 1;
+      if (low > 0) {
+        while (bits < low) {
+          acc = (acc << 8) | buf[pos++]!;
+          bits += 8;
+        }
+        bits -= low;
+        v = v * 65536 + ((acc >>> bits) & 0xffff);
+        acc &= (1 << bits) - 1;
+      }
+      m += lo + v;
+      if (i >= from && i < to) out.push(m / p);
+    }
+  }
 }
 
 /** Pairs of zig-zag varints (mantissa delta, distance in bits) of a near-decimal column. */

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { decodeChunk, encodeChunk } from '../../src/tsdb/chunk.js';
 import { ByteReader, ByteWriter } from '../../src/tsdb/bytes.js';
-import { readValues, writeValues } from '../../src/tsdb/values.js';
+import { readValues, VALUE_FORMS, writeValues } from '../../src/tsdb/values.js';
 import { ALL_COLUMNS, COLUMN, emptyPoints, pushPoint, sortMerge, type Points } from '../../src/tsdb/points.js';
 import { decodeWal, encodeWal, walSummary, type WalRecord } from '../../src/tsdb/wal.js';
 
@@ -370,9 +370,9 @@ t.test('head points appended in order after stored ones equal their merge, or ar
 });
 
 /** writeValues' encoding of a column: its mode byte, and its length. */
-function encoded(values: number[], sums: boolean): { mode: number; bytes: number; back: number[] } {
+function encoded(values: number[], sums: boolean, forms = sums ? VALUE_FORMS.sums : 0): { mode: number; bytes: number; back: number[] } {
   const w = new ByteWriter(4);
-  writeValues(w, values, values.length, sums);
+  writeValues(w, values, values.length, forms);
   const buf = w.finish();
   const back: number[] = [];
   const r = new ByteReader(buf);
@@ -465,6 +465,104 @@ t.test('a sums column round-trips every double, whichever form it takes', async 
   readValues(new ByteReader(w.finish()), back, 2);
   t.same(back, [2 ** 50 - 0.125, 2 ** 51], 'a borrow from and a carry into the high word');
 });
+
+t.test('packed decimal columns round-trip exactly, any stretch of them, at every width', async (t) => {
+  let seed = 17;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const cases: [string, number[]][] = [];
+  const walk = (n: number, start: number, step: () => number) => {
+    const out = [start];
+    for (let i = 1; i < n; i++) out.push(out[i - 1]! + step());
+    return out;
+  };
+  // every width from 0 to 32 bits, on both sides of the split read at 24 bits
+  for (let width = 0; width <= 32; width++) {
+    const top = 2 ** width - 1;
+    cases.push([`width ${width}`, walk(130, 5e6, () => (random() < 0.5 ? 0 : Math.floor(random() * top)))]);
+    cases.push([`width ${width}, the extremes`, walk(70, -(2 ** 40), () => (random() < 0.5 ? -3 : top - 3))]);
+  }
+  cases.push(['a block of one delta', walk(65, 10, () => 7)]);
+  cases.push(['three values', [1, 2, 4]]);
+  cases.push(['big mantissas', walk(100, 2 ** 50, () => -Math.floor(random() * 2 ** 30))]);
+  for (let k = 0; k < 200; k++) {
+    const e = Math.floor(random() * 4);
+    const spread = 10 ** Math.floor(random() * 8);
+    cases.push([`random ${k}`, walk(3 + Math.floor(random() * 400), Math.round(random() * 1e6), () => Math.round((random() - 0.3) * spread)).map((m) => m / 10 ** e)]);
+  }
+  let wrong = 0;
+  let packed = 0;
+  for (const [name, column] of cases) {
+    const { mode, back } = encoded(column, false, VALUE_FORMS.packed);
+    if (mode === 3) packed++;
+    const n = column.length;
+    const from = Math.floor(random() * n);
+    const to = from + Math.floor(random() * (n - from + 1));
+    const w = new ByteWriter(4);
+    writeValues(w, column, n, VALUE_FORMS.packed);
+    const part: number[] = [];
+    const r = new ByteReader(w.finish());
+    readValues(r, part, n, from, to);
+    if (!same(back, column) || !same(part, column.slice(from, to)) || !r.done) {
+      wrong++;
+      t.fail(`${name} (mode ${mode}, [${from}, ${to})): ${column.slice(0, 8)} came back as ${back.slice(0, 8)}`);
+    }
+  }
+  t.equal(wrong, 0, `all ${cases.length} columns back to the bit, and every stretch asked for`);
+  t.ok(packed > cases.length / 2, `most columns packed (${packed} of ${cases.length})`);
+  t.equal(encoded([1, 2 ** 40, 1, 2 ** 40], false, VALUE_FORMS.packed).mode, 0, 'too few values to pack: varints');
+  const wide = walk(100, 0, () => (random() < 0.5 ? 0 : 2 ** 33));
+  t.equal(encoded(wide, false, VALUE_FORMS.packed).mode, 0, 'deltas wider than 32 bits: varints');
+  t.ok(same(encoded(wide, false, VALUE_FORMS.packed).back, wide), 'and they read back');
+});
+
+t.test('packed decimals cost less than a byte a value where varints cost more; varints stay where they are smaller', async (t) => {
+  let seed = 3;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  let c = 1e6;
+  const counter = Array.from({ length: 360 }, () => (c += Math.floor(random() * 100)));
+  let g = 7500;
+  const gauge = Array.from({ length: 360 }, () => (g += Math.round((random() - 0.5) * 200)) / 100);
+  for (const [name, column, most] of [['a counter growing by 0-99', counter, 0.95], ['a two-decimal gauge moving by up to 1.00', gauge, 1.1]] as const) {
+    const varints = encoded(column, false);
+    const { mode, bytes, back } = encoded(column, false, VALUE_FORMS.packed);
+    t.equal(mode, 3, `${name}: packed`);
+    t.ok(same(back, column), `${name}: every value back`);
+    t.ok(bytes < column.length * most && bytes < varints.bytes * 0.8, `${name}: ${bytes} bytes packed, ${varints.bytes} as varints`);
+  }
+  // small steps with one large one in every block: a block's width is its largest step's
+  const spiky = Array.from({ length: 360 }, (_, i) => i * 3 + Math.floor(i / 64) * 1e6 + (i % 64 === 5 ? 1e6 : 0));
+  t.equal(encoded(spiky, false, VALUE_FORMS.packed).mode, 0, 'spikes in every block: varints');
+});
+
+t.test('a chunk packs its decimal columns; a column of the varint form, as chunks were written before, still reads', async (t) => {
+  const win = 1_795_276_800;
+  let c = 5000;
+  const p = points(Array.from({ length: 360 }, (_, i) => [win + 60 * i, (c += (i * 7919) % 100)]));
+  const chunk = encodeChunk(p, win);
+  // a plain chunk ends with its one value column
+  const column = encodedBytes(p.sum, VALUE_FORMS.packed);
+  t.equal(column[0], 3, 'the values are packed');
+  t.same(chunk.subarray(chunk.length - column.length), column, 'as the chunk holds them');
+  t.same(decodeChunk(chunk, win), p);
+  const varints = encodedBytes(p.sum);
+  t.equal(varints[0], 0, 'varints');
+  t.same(decodeChunk(Buffer.concat([chunk.subarray(0, chunk.length - column.length), varints]), win), p, 'read as before');
+  const truncated = chunk.subarray(0, chunk.length - 3);
+  t.throws(() => decodeChunk(truncated, win), RangeError, 'a truncated packed column is an error');
+  const bad = new ByteWriter(4);
+  bad.byte(3);
+  bad.byte(0);
+  bad.svarint(5);
+  bad.svarint(0);
+  bad.byte(33);
+  t.throws(() => readValues(new ByteReader(bad.finish()), [], 10), RangeError, 'a width above 32 bits is an error');
+});
+
+function encodedBytes(values: number[], forms = 0): Buffer {
+  const w = new ByteWriter(4);
+  writeValues(w, values, values.length, forms);
+  return w.finish();
+}
 
 t.test('a summary chunk stores its counts as runs; one written before, counts one by one, still reads', async (t) => {
   const win = 1_795_276_800;
