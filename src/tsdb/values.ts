@@ -25,8 +25,15 @@ const NEAR_DECIMAL = 2;
 const PACKED_DECIMAL = 3;
 /** deltas a packed block holds: its offset and width follow a stretch of the column, not all of it */
 const PACKED_BLOCK = 64;
-/** the widest packed delta; a column that needs more keeps its varints */
-const MAX_WIDTH = 32;
+/**
+ * The widest packed delta: mantissas of at most 2^51 differ by at most 2^52, so a
+ * block's deltas less its smallest need up to 54 bits. Wider than PART bits, a delta
+ * is written in parts of PART bits (its top bits first), so that the 32-bit integer
+ * the bits gather in never overflows.
+ */
+const MAX_WIDTH = 54;
+const PART = 24;
+const PART_SIZE = 2 ** PART;
 const MAX_SCALE = 12;
 /** the largest distance in bits a near-decimal value may have (two varint bytes) */
 const MAX_RESIDUE = 4096;
@@ -170,17 +177,20 @@ function blockRange(m: Float64Array, from: number, to: number): { lo: number; wi
     if (d < lo) lo = d;
     if (d > hi) hi = d;
   }
-  const range = hi - lo;
-  return { lo, width: range >= 2 ** MAX_WIDTH ? MAX_WIDTH + 1 : range === 0 ? 0 : 32 - Math.clz32(range) };
+  return { lo, width: bitLength(hi - lo) };
 }
 
-/** The bytes of the packed form of m[0, n), its header apart; Infinity where a block is too wide. */
+/** The bits a non-negative integer up to 2^53 needs (0 for 0). */
+function bitLength(x: number): number {
+  return x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296));
+}
+
+/** The bytes of the packed form of m[0, n), its header apart. */
 function packedBytes(m: Float64Array, n: number): number {
   let bytes = varintBytes(zigzag(m[0]!));
   for (let from = 1; from < n; from += PACKED_BLOCK) {
     const to = Math.min(n, from + PACKED_BLOCK);
     const { lo, width } = blockRange(m, from, to);
-    if (width > MAX_WIDTH) return Infinity;
     bytes += varintBytes(zigzag(lo)) + 1 + Math.ceil((width * (to - from)) / 8);
   }
   return bytes;
@@ -199,26 +209,28 @@ function writePacked(w: ByteWriter, m: Float64Array, n: number): void {
     w.svarint(lo);
     w.byte(width);
     if (width === 0) continue;
-    const bytes = Math.ceil((width * (to - from)) / 8);
-    w.room(bytes);
+    w.room(Math.ceil((width * (to - from)) / 8));
     const buf = w.buf;
     let pos = w.pos;
-    // the bits of a delta wider than 24 go in two writes, so acc never passes 31 bits
-    // (at most 7 bits wait in it between writes)
-    const high = width > 24 ? width - 16 : width;
+    // a delta in parts of at most PART bits, the top one first; at most 7 bits wait in
+    // acc between parts, so it stays within 31 bits
+    const parts = Math.ceil(width / PART);
+    const top = width - PART * (parts - 1);
+    const topScale = 2 ** (PART * (parts - 1));
     let acc = 0;
     let bits = 0;
     for (let i = from; i < to; i++) {
       const v = m[i]! - m[i - 1]! - lo;
-      acc = (acc << high) | (high === width ? v : Math.floor(v / 65536));
-      bits += high;
-      while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
-      acc &= (1 << bits) - 1;
-      if (high !== width) {
-        acc = (acc << 16) | (v % 65536);
-        bits += 16;
+      let scale = topScale;
+      let size = top;
+      for (;;) {
+        acc = (acc << size) | (Math.floor(v / scale) % PART_SIZE);
+        bits += size;
         while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
         acc &= (1 << bits) - 1;
+        if (scale === 1) break;
+        scale /= PART_SIZE;
+        size = PART;
       }
     }
     if (bits > 0) buf[pos++] = (acc << (8 - bits)) & 0xff;
@@ -389,27 +401,22 @@ function readPacked(r: ByteReader, out: number[], n: number, from: number, to: n
     if (pos + bytes > r.end) throw new RangeError('read past the end of a record');
     r.pos = pos + bytes;
     if (start >= to) continue;
-    // the bits of a delta wider than 24 come in two reads, so acc never passes 31 bits
-    const high = width > 24 ? width - 16 : width;
-    const low = width > 24 ? 16 : 0;
+    const parts = Math.ceil(width / PART);
+    const top = width - PART * (parts - 1);
     let acc = 0;
     let bits = 0;
     for (let i = start; i < start + len; i++) {
-      while (bits < high) {
-        acc = (acc << 8) | buf[pos++]!;
-        bits += 8;
-      }
-      bits -= high;
-      let v = (acc >>> bits) & ((1 << high) - 1);
-      acc &= (1 << bits) - 1;
-      if (low > 0) {
-        while (bits < low) {
+      let v = 0;
+      let size = top;
+      for (let k = 0; k < parts; k++) {
+        while (bits < size) {
           acc = (acc << 8) | buf[pos++]!;
           bits += 8;
         }
-        bits -= low;
-        v = v * 65536 + ((acc >>> bits) & 0xffff);
+        bits -= size;
+        v = v * PART_SIZE + ((acc >>> bits) & ((1 << size) - 1));
         acc &= (1 << bits) - 1;
+        size = PART;
       }
       m += lo + v;
       if (i >= from && i < to) out.push(m / p);
