@@ -93,21 +93,25 @@ export function writeValues(w: ByteWriter, values: ArrayLike<number>, n: number,
   const e = commonScale(values, n);
   if (e >= 0) {
     const p = POW10[e]!;
-    if (mantissas.length < n) mantissas = new Float64Array(Math.max(n, 2 * mantissas.length));
-    const m = mantissas;
-    for (let i = 0; i < n; i++) m[i] = Math.round(values[i]! * p);
-    if (forms & VALUE_FORMS.packed && n > 2 && packedBytes(m, n) < varintColumnBytes(m, n)) {
-      w.byte(PACKED_DECIMAL);
-      w.byte(e);
-      writePacked(w, m, n);
-      return;
+    if (forms & VALUE_FORMS.packed && n > 2) {
+      if (mantissas.length < n) mantissas = new Float64Array(Math.max(n, 2 * mantissas.length));
+      const m = mantissas;
+      for (let i = 0; i < n; i++) m[i] = Math.round(values[i]! * p);
+      if (packedBytes(m, n) < varintColumnBytes(m, n)) {
+        w.byte(PACKED_DECIMAL);
+        w.byte(e);
+        writePacked(w, m, n);
+        return;
+      }
     }
+    // the varints straight from the values: a WAL record's columns take this path on ingest
     w.byte(DECIMAL);
     w.byte(e);
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      w.svarint(m[i]! - prev);
-      prev = m[i]!;
+      const m = Math.round(values[i]! * p);
+      w.svarint(m - prev);
+      prev = m;
     }
     return;
   }
