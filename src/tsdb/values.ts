@@ -165,36 +165,44 @@ function varintColumnBytes(m: Float64Array, n: number): number {
   let bytes = 0;
   let prev = 0;
   for (let i = 0; i < n; i++) {
-    const z = zigzag(m[i]! - prev);
-    bytes += z < 128 ? 1 : z < 16384 ? 2 : varintBytes(z);
+    bytes += varintBytes(zigzag(m[i]! - prev));
     prev = m[i]!;
   }
   return bytes;
 }
 
-/** The smallest and largest delta of m in the block of deltas [from, to) (delta i is m[i] - m[i-1]). */
-function blockRange(m: Float64Array, from: number, to: number): { lo: number; width: number } {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = from; i < to; i++) {
-    const d = m[i]! - m[i - 1]!;
-    if (d < lo) lo = d;
-    if (d > hi) hi = d;
-  }
-  return { lo, width: bitLength(hi - lo) };
-}
+/** Each block's smallest delta and width, as packedBytes found them for writePacked. */
+let blockLo = new Float64Array(64);
+let blockWidth = new Uint8Array(64);
 
 /** The bits a non-negative integer up to 2^53 needs (0 for 0). */
 function bitLength(x: number): number {
   return x < 4294967296 ? 32 - Math.clz32(x) : 64 - Math.clz32(Math.floor(x / 4294967296));
 }
 
-/** The bytes of the packed form of m[0, n), its header apart. */
+/**
+ * The bytes of the packed form of m[0, n), its header apart; each block's smallest delta
+ * and width (delta i is m[i] - m[i-1]) are left in blockLo and blockWidth.
+ */
 function packedBytes(m: Float64Array, n: number): number {
+  const blocks = Math.ceil((n - 1) / PACKED_BLOCK);
+  if (blockLo.length < blocks) {
+    blockLo = new Float64Array(2 * blocks);
+    blockWidth = new Uint8Array(2 * blocks);
+  }
   let bytes = varintBytes(zigzag(m[0]!));
-  for (let from = 1; from < n; from += PACKED_BLOCK) {
+  for (let b = 0, from = 1; from < n; b++, from += PACKED_BLOCK) {
     const to = Math.min(n, from + PACKED_BLOCK);
-    const { lo, width } = blockRange(m, from, to);
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = from; i < to; i++) {
+      const d = m[i]! - m[i - 1]!;
+      if (d < lo) lo = d;
+      if (d > hi) hi = d;
+    }
+    const width = bitLength(hi - lo);
+    blockLo[b] = lo;
+    blockWidth[b] = width;
     bytes += varintBytes(zigzag(lo)) + 1 + Math.ceil((width * (to - from)) / 8);
   }
   return bytes;
@@ -203,13 +211,15 @@ function packedBytes(m: Float64Array, n: number): number {
 /**
  * m[0] as a zig-zag varint, then per block of deltas: the smallest (zig-zag varint), the
  * width in bits (a byte), and each delta less the smallest in that many bits, most
- * significant first, the block padded to a whole byte.
+ * significant first, the block padded to a whole byte. The blocks as packedBytes(m, n)
+ * just found them.
  */
 function writePacked(w: ByteWriter, m: Float64Array, n: number): void {
   w.svarint(m[0]!);
-  for (let from = 1; from < n; from += PACKED_BLOCK) {
+  for (let b = 0, from = 1; from < n; b++, from += PACKED_BLOCK) {
     const to = Math.min(n, from + PACKED_BLOCK);
-    const { lo, width } = blockRange(m, from, to);
+    const lo = blockLo[b]!;
+    const width = blockWidth[b]!;
     w.svarint(lo);
     w.byte(width);
     if (width === 0) continue;
