@@ -98,6 +98,12 @@ export class ByteReader {
     return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
   }
 
+  /** Moves past n bytes, which must be there. */
+  skip(n: number): void {
+    if (this.pos + n > this.end) throw new RangeError('read past the end of a record');
+    this.pos += n;
+  }
+
   float64(): number {
     if (this.pos + 8 > this.end) throw new RangeError('read past the end of a record');
     for (let i = 0; i < 8; i++) u8[i] = this.buf[this.pos++]!;

@@ -174,6 +174,8 @@ function varintColumnBytes(m: Float64Array, n: number): number {
 /** Each block's smallest delta and width, as packedBytes found them for writePacked. */
 let blockLo = new Float64Array(64);
 let blockWidth = new Uint8Array(64);
+/** One block's values, about to be packed or just unpacked. */
+const block = new Float64Array(PACKED_BLOCK);
 
 /** The bits a non-negative integer up to 2^53 needs (0 for 0). */
 function bitLength(x: number): number {
@@ -222,33 +224,69 @@ function writePacked(w: ByteWriter, m: Float64Array, n: number): void {
     const width = blockWidth[b]!;
     w.svarint(lo);
     w.byte(width);
-    if (width === 0) continue;
-    w.room(Math.ceil((width * (to - from)) / 8));
-    const buf = w.buf;
-    let pos = w.pos;
-    // a delta in parts of at most PART bits, the top one first; at most 7 bits wait in
-    // acc between parts, so it stays within 31 bits
-    const parts = Math.ceil(width / PART);
-    const top = width - PART * (parts - 1);
-    const topScale = 2 ** (PART * (parts - 1));
-    let acc = 0;
-    let bits = 0;
-    for (let i = from; i < to; i++) {
-      const v = m[i]! - m[i - 1]! - lo;
-      let scale = topScale;
-      let size = top;
-      for (;;) {
-        acc = (acc << size) | (Math.floor(v / scale) % PART_SIZE);
-        bits += size;
-        while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
-        acc &= (1 << bits) - 1;
-        if (scale === 1) break;
-        scale /= PART_SIZE;
-        size = PART;
-      }
+    for (let i = from; i < to; i++) block[i - from] = m[i]! - m[i - 1]! - lo;
+    packBits(w, block, 0, to - from, width);
+  }
+}
+
+/**
+ * xs[from, to), integers in [0, 2^width), `width` bits each, most significant first, the
+ * last byte padded. A value wider than PART bits is written in parts of at most PART
+ * bits, the top one first; at most 7 bits wait in acc between parts, so it stays within
+ * 31 bits.
+ */
+function packBits(w: ByteWriter, xs: Float64Array, from: number, to: number, width: number): void {
+  if (width === 0) return;
+  w.room(Math.ceil((width * (to - from)) / 8));
+  const buf = w.buf;
+  let pos = w.pos;
+  const parts = Math.ceil(width / PART);
+  const top = width - PART * (parts - 1);
+  const topScale = 2 ** (PART * (parts - 1));
+  let acc = 0;
+  let bits = 0;
+  for (let i = from; i < to; i++) {
+    const v = xs[i]!;
+    let scale = topScale;
+    let size = top;
+    for (;;) {
+      acc = (acc << size) | (Math.floor(v / scale) % PART_SIZE);
+      bits += size;
+      while (bits >= 8) buf[pos++] = (acc >>> (bits -= 8)) & 0xff;
+      acc &= (1 << bits) - 1;
+      if (scale === 1) break;
+      scale /= PART_SIZE;
+      size = PART;
     }
-    if (bits > 0) buf[pos++] = (acc << (8 - bits)) & 0xff;
-    w.pos = pos;
+  }
+  if (bits > 0) buf[pos++] = (acc << (8 - bits)) & 0xff;
+  w.pos = pos;
+}
+
+/** `count` values of `width` bits (packBits) from buf at pos into xs[0, count); the caller has checked that the bytes are there. */
+function unpackBits(buf: Uint8Array, pos: number, xs: Float64Array, count: number, width: number): void {
+  if (width === 0) {
+    xs.fill(0, 0, count);
+    return;
+  }
+  const parts = Math.ceil(width / PART);
+  const top = width - PART * (parts - 1);
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < count; i++) {
+    let v = 0;
+    let size = top;
+    for (let k = 0; k < parts; k++) {
+      while (bits < size) {
+        acc = (acc << 8) | buf[pos++]!;
+        bits += 8;
+      }
+      bits -= size;
+      v = v * PART_SIZE + ((acc >>> bits) & ((1 << size) - 1));
+      acc &= (1 << bits) - 1;
+      size = PART;
+    }
+    xs[i] = v;
   }
 }
 
@@ -410,29 +448,13 @@ function readPacked(r: ByteReader, out: number[], n: number, from: number, to: n
     const lo = r.svarint();
     const width = r.byte();
     if (width > MAX_WIDTH) throw new RangeError('bad packed width');
-    const bytes = Math.ceil((width * len) / 8);
-    let pos = r.pos;
-    if (pos + bytes > r.end) throw new RangeError('read past the end of a record');
-    r.pos = pos + bytes;
+    const pos = r.pos;
+    r.skip(Math.ceil((width * len) / 8));
     if (start >= to) continue;
-    const parts = Math.ceil(width / PART);
-    const top = width - PART * (parts - 1);
-    let acc = 0;
-    let bits = 0;
-    for (let i = start; i < start + len; i++) {
-      let v = 0;
-      let size = top;
-      for (let k = 0; k < parts; k++) {
-        while (bits < size) {
-          acc = (acc << 8) | buf[pos++]!;
-          bits += 8;
-        }
-        bits -= size;
-        v = v * PART_SIZE + ((acc >>> bits) & ((1 << size) - 1));
-        acc &= (1 << bits) - 1;
-        size = PART;
-      }
-      m += lo + v;
+    unpackBits(buf, pos, block, len, width);
+    for (let k = 0; k < len; k++) {
+      m += lo + block[k]!;
+      const i = start + k;
       if (i >= from && i < to) out.push(m / p);
     }
   }
