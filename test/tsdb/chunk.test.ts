@@ -565,6 +565,101 @@ t.test('a chunk packs its decimal columns; a column of the varint form, as chunk
   t.throws(() => readValues(new ByteReader(bad.finish()), [], 10), RangeError, 'a width above 32 bits is an error');
 });
 
+t.test('packed float columns round-trip exactly, any stretch of them, edge values included', async (t) => {
+  let seed = 29;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const f32 = new Float32Array(1);
+  const cases: [string, number[]][] = [
+    ['edge values', [0, -0, Number.MIN_VALUE, -Number.MIN_VALUE, 2.2250738585072014e-308, Number.MAX_VALUE, -Number.MAX_VALUE, Math.PI, -1 / 3, 2 ** -1074 * 12345, Infinity, -Infinity, NaN]],
+    ['powers of two: no mantissa bits at all', Array.from({ length: 70 }, (_, i) => 2 ** (i - 35))],
+    ['one sign and exponent, full mantissas', Array.from({ length: 130 }, () => 1 + random())],
+    ['mixed signs', Array.from({ length: 200 }, () => (random() - 0.5) * 1e-3)],
+    ['through a float32', Array.from({ length: 150 }, () => ((f32[0] = random() * 1e4), f32[0]!))],
+    ['three values', [0.1, 0.2, 0.30000000000000004]],
+  ];
+  for (let k = 0; k < 200; k++) {
+    const bits = 1 + Math.floor(random() * 52);
+    const spread = Math.floor(random() * 40);
+    cases.push([`random ${k}`, Array.from({ length: 3 + Math.floor(random() * 300) }, () => {
+      const v = (1 + Math.floor(random() * 2 ** bits) / 2 ** bits) * 2 ** (Math.floor(random() * spread) - 20);
+      return random() < 0.1 ? -v : v;
+    })]);
+  }
+  let wrong = 0;
+  let packed = 0;
+  for (const [name, column] of cases) {
+    const { mode, back } = encoded(column, false, VALUE_FORMS.packed);
+    if (mode === 4) packed++;
+    const n = column.length;
+    const from = Math.floor(random() * n);
+    const to = from + Math.floor(random() * (n - from + 1));
+    const w = new ByteWriter(4);
+    writeValues(w, column, n, VALUE_FORMS.packed | VALUE_FORMS.sums);
+    const part: number[] = [];
+    const r = new ByteReader(w.finish());
+    readValues(r, part, n, from, to);
+    if (!same(back, column) || !same(part, column.slice(from, to)) || !r.done) {
+      wrong++;
+      t.fail(`${name} (mode ${mode}, [${from}, ${to})): ${column.slice(0, 4)} came back as ${back.slice(0, 4)}`);
+    }
+  }
+  t.equal(wrong, 0, `all ${cases.length} columns back to the bit, and every stretch asked for`);
+  t.ok(packed > cases.length / 2, `most columns packed (${packed} of ${cases.length})`);
+  t.equal(encoded([Math.PI, Math.E], false, VALUE_FORMS.packed).mode, 1, 'too few values to pack: xor');
+});
+
+t.test('packed floats cost the bits of their precision where xor costs whole bytes; xor stays where it is smaller', async (t) => {
+  let seed = 5;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const f32 = new Float32Array(1);
+  const full = Array.from({ length: 360 }, () => random() * 100);
+  const single = Array.from({ length: 360 }, () => ((f32[0] = random() * 100), f32[0]!));
+  for (const [name, column, most] of [['full-precision floats', full, 7.1], ['floats that went through a float32', single, 3.6]] as const) {
+    const xor = encoded(column, false);
+    const { mode, bytes, back } = encoded(column, false, VALUE_FORMS.packed);
+    t.equal(xor.mode, 1, `${name}: xor without the packed forms`);
+    t.equal(mode, 4, `${name}: packed`);
+    t.ok(same(back, column), `${name}: every value back`);
+    t.ok(bytes < column.length * most && bytes < xor.bytes * 0.9, `${name}: ${bytes} bytes packed, ${xor.bytes} as xor`);
+  }
+  // a float that mostly repeats: xor's one byte a repeat beats any width
+  const steps = Array.from({ length: 360 }, (_, i) => Math.PI * (1 + Math.floor(i / 90)));
+  t.equal(encoded(steps, false, VALUE_FORMS.packed).mode, 1, 'repeats: xor');
+  // sums of two-decimal gauges: near-decimal stays smaller than either
+  const sums = Array.from({ length: 96 }, () => { let s = 0; for (let i = 0; i < 15; i++) s += Math.round((50 + random() * 50) * 100) / 100; return s; });
+  t.equal(encoded(sums, true, VALUE_FORMS.packed | VALUE_FORMS.sums).mode, 2, 'near-decimal sums: near-decimal');
+});
+
+t.test('a chunk packs its float columns; a corrupt packed float column is an error, not garbage', async (t) => {
+  const win = 1_795_276_800;
+  let seed = 7;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const p = points(Array.from({ length: 360 }, (_, i) => [win + 60 * i, random() * 100]));
+  const chunk = encodeChunk(p, win);
+  const column = encodedBytes(p.sum, VALUE_FORMS.packed);
+  t.equal(column[0], 4, 'the values are packed');
+  t.same(chunk.subarray(chunk.length - column.length), column, 'as the chunk holds them');
+  t.same(decodeChunk(chunk, win), p);
+  const xor = encodedBytes(p.sum);
+  t.equal(xor[0], 1, 'xor');
+  t.same(decodeChunk(Buffer.concat([chunk.subarray(0, chunk.length - column.length), xor]), win), p, 'an xor column, as chunks were written before, reads as before');
+  t.throws(() => decodeChunk(chunk.subarray(0, chunk.length - 3), win), RangeError, 'a truncated packed float column is an error');
+  const block = (lo: number, headWidth: number, mantissaWidth: number, fill: number) => {
+    const w = new ByteWriter(4);
+    w.byte(4);
+    w.uvarint(lo);
+    w.byte(headWidth);
+    w.byte(mantissaWidth);
+    for (let i = 0; i < Math.ceil(((headWidth + mantissaWidth) * 3) / 8); i++) w.byte(fill);
+    return w.finish();
+  };
+  t.same((() => { const out: number[] = []; readValues(new ByteReader(block(1023, 0, 0, 0)), out, 3); return out; })(), [1, 1, 1], 'a block of one exponent and no mantissa bits');
+  t.throws(() => readValues(new ByteReader(block(4096, 0, 0, 0)), [], 3), RangeError, 'a sign and exponent past 12 bits is an error');
+  t.throws(() => readValues(new ByteReader(block(0, 13, 0, 0)), [], 3), RangeError, 'a head width past 12 bits is an error');
+  t.throws(() => readValues(new ByteReader(block(0, 0, 53, 0)), [], 3), RangeError, 'a mantissa width past 52 bits is an error');
+  t.throws(() => readValues(new ByteReader(block(4000, 8, 0, 0xff)), [], 3), RangeError, 'a head that overflows 12 bits is an error');
+});
+
 function encodedBytes(values: number[], forms = 0): Buffer {
   const w = new ByteWriter(4);
   writeValues(w, values, values.length, forms);
