@@ -1,4 +1,4 @@
-// One column of float64s. Four encodings, chosen per column:
+// One column of float64s. Five encodings, chosen per column:
 // - decimal: every value is m / 10^e for a common e <= 12 and |m| <= 2^51 (counters,
 //   gauges with a few decimals): the scale, then zig-zag varint deltas of m. A steady
 //   counter or a slow gauge costs one or two bytes a value.
