@@ -97,10 +97,20 @@ export class SelfMetrics {
   }
 
   /** Gauges read from the engine at scrape time. */
-  watchEngine(stats: () => EngineGauges): void {
-    const gauge = (name: string, help: string, read: (s: ReturnType<typeof stats>) => number) => new Gauge({
+  watchEngine(read: () => EngineGauges): void {
+    // stats() walks every head chunk: one walk serves all six readings of a collection,
+    // which prom-client asks for in one synchronous pass over its metrics
+    let last: EngineGauges | null = null;
+    const stats = (): EngineGauges => {
+      if (last === null) {
+        last = read();
+        queueMicrotask(() => { last = null; });
+      }
+      return last;
+    };
+    const gauge = (name: string, help: string, value: (s: EngineGauges) => number) => new Gauge({
       name, help, registers: [this.registry],
-      collect() { this.set(read(stats())); },
+      collect() { this.set(value(stats())); },
     });
     gauge('gaugeway_series', 'Series known to the storage engine', (s) => s.series);
     gauge('gaugeway_head_points', 'Points received since the last checkpoint, held in memory', (s) => s.headPoints);
