@@ -21,9 +21,10 @@
 //   smallest sign-and-exponent and the bits the others need above it, and the mantissas
 //   without the trailing zero bits they all have. Floats that change in every bit from
 //   one value to the next (ratios, latencies, the push benchmark's random fifth) cost
-//   xor seven or eight bytes: a header byte, and the changed bytes whole; packed, a value
-//   costs the bits of its exponent's spread and its mantissa's precision, about 55 bits
-//   for a full double, 27 for one that went through a float32.
+//   xor six to eight bytes (6.0 for the benchmark's): a header byte, and the changed
+//   bytes whole; packed, a value costs the bits of its exponent's spread and its
+//   mantissa's precision, about 55 bits for a full double, 27 for one that went through
+//   a float32.
 // All round-trip exactly, including -0, subnormals and the largest finite doubles.
 import type { ByteReader, ByteWriter } from './bytes.js';
 
@@ -374,8 +375,8 @@ function unpackBits(buf: Uint8Array, pos: number, xs: Float64Array, count: numbe
     return;
   }
   if (width <= FLOAT_BITS_WIDTH) {
-    // in double arithmetic, exact while what waits in acc fits 53 bits: about three
-    // times as fast as the parts below, which read the widest mantissas
+    // in double arithmetic, exact while what waits in acc fits 53 bits: one multiply and
+    // one floor a value instead of the parts below, which the widest mantissas need
     let acc = 0;
     let bits = 0;
     for (let i = 0; i < count; i++) {
