@@ -6,7 +6,7 @@
 // into each peer installed from its Debian package (bench/peers.js) and adds the
 // side-by-side table with the ratios; a peer not installed is skipped with the reason.
 // Env: BENCH_RUNS (3), BENCH_SERIES (10000), BENCH_POINTS (1440), BENCH_BATCH (1000),
-// BENCH_QUERY_REPEAT (25), BENCH_OUT (docs/benchmarks.md), BENCH_PARSE_THREADS (http.parse_threads), BENCH_WAL_BYTES (storage.checkpoint.wal_bytes), BENCH_ALERTS (0: active alerts
+// BENCH_QUERY_REPEAT (25), BENCH_WARM_UP (1000: Q1 and Q2 again after that many more), BENCH_OUT (docs/benchmarks.md), BENCH_PARSE_THREADS (http.parse_threads), BENCH_WAL_BYTES (storage.checkpoint.wal_bytes), BENCH_ALERTS (0: active alerts
 // watching the workload's series during ingest, one per host; `npm run bench:alerts`
 // compares), BENCH_NODE_FLAGS (server flags,
 // e.g. --cpu-prof), BENCH_TRACE_MEM=1 (sample the server's memory figures), BENCH_KEEP_DIR=1 (keep each
@@ -20,7 +20,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { startServer as start, stopServer, replayLoad, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
-import { runPeer, peerMissing, peerNames } from './peers.js';
+import { runPeer, peerMissing, peerNames, WARM_QUERIES, WARM_UP } from './peers.js';
 
 const startServer = (config) => start(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
 const peakRssMb = (pid) => rssMb(pid, 'VmHWM');
@@ -160,6 +160,12 @@ async function timeQueries(port, auth, end) {
     const ms = [];
     for (let i = 0; i < REPEAT; i++) ms.push((await get(port, auth, path)).ms);
     latency[name] = { p50: median(ms), p99: pct(ms, 0.99), series: list.length, points };
+    if (WARM_QUERIES.includes(name)) {
+      for (let i = 0; i < WARM_UP; i++) await get(port, auth, path);
+      const warm = [];
+      for (let i = 0; i < REPEAT; i++) warm.push((await get(port, auth, path)).ms);
+      latency[name].warm = median(warm);
+    }
   }
   return latency;
 }
@@ -237,6 +243,7 @@ function sideBySideMd() {
       [`${q} p50 ms, live (right after ingest)`, (l) => m(l, (r) => r.live[q].p50), (x) => f(x, 1)],
       [`${q} p50 ms, after a restart`, (l) => m(l, (r) => (r.restarted ?? r.latency)[q].p50), (x) => f(x, 1)],
     ]),
+    ...WARM_QUERIES.map((q) => [`${q} p50 ms, live, after ${WARM_UP.toLocaleString('en')} more of it`, (l) => m(l, (r) => r.live[q].warm), (x) => f(x, 2)]),
   ];
   const head = `| figure | ${systems.map(([n]) => n).join(' | ')} | ${peers.map((p) => `Gaugeway / ${p}`).join(' | ')} |`;
   const sep = `|---|${systems.map(() => '---').join('|')}|${peers.map(() => '---').join('|')}|`;
