@@ -150,9 +150,9 @@ export function peerQueries(end) {
 }
 
 /**
- * The small queries also measured after WARM_UP more of the same: one run of a query in a
- * Go server costs what the next does, while Node's first few hundred run code V8 has not
- * optimised yet (docs/benchmarks.md, "Q1 and Q2 warm").
+ * The small queries also measured after WARM_UP more of the same: Node's first few hundred
+ * run code V8 has not optimised yet, and every system's caches warm as well (docs/
+ * benchmarks.md, "Q1 and Q2 warm"). Q3 and Q4 start that much later after ingest.
  */
 export const WARM_QUERIES = ['Q1', 'Q2'];
 export const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
