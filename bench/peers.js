@@ -157,6 +157,15 @@ export function peerQueries(end) {
 export const WARM_QUERIES = ['Q1', 'Q2'];
 export const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
 
+/** The median of `repeat` timed runs of `once` (resolving to ms) after WARM_UP untimed ones. */
+export async function warmMedian(once, repeat) {
+  for (let i = 0; i < WARM_UP; i++) await once();
+  const ms = [];
+  for (let i = 0; i < repeat; i++) ms.push(await once());
+  ms.sort((a, b) => a - b);
+  return ms[Math.min(ms.length - 1, Math.floor((ms.length - 1) * 0.5 + 0.5))];
+}
+
 async function timeQueries(port, end, repeat) {
   const pct = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((s.length - 1) * q + 0.5))]; };
   const out = {};
@@ -167,12 +176,7 @@ async function timeQueries(port, end, repeat) {
     const ms = [];
     for (let i = 0; i < repeat; i++) ms.push((await httpGet(port, path)).ms);
     out[name] = { p50: pct(ms, 0.5), p99: pct(ms, 0.99), series: result.length, points: result.reduce((a, r) => a + r.values.length, 0) };
-    if (WARM_QUERIES.includes(name)) {
-      for (let i = 0; i < WARM_UP; i++) await httpGet(port, path);
-      const warm = [];
-      for (let i = 0; i < repeat; i++) warm.push((await httpGet(port, path)).ms);
-      out[name].warm = pct(warm, 0.5);
-    }
+    if (WARM_QUERIES.includes(name)) out[name].warm = await warmMedian(async () => (await httpGet(port, path)).ms, repeat);
   }
   return out;
 }

@@ -20,7 +20,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { startServer as start, stopServer, replayLoad, rssMb, root } from './server.js';
 import { METRIC } from './workload.js';
-import { runPeer, peerMissing, peerNames, WARM_QUERIES, WARM_UP } from './peers.js';
+import { runPeer, peerMissing, peerNames, WARM_QUERIES, WARM_UP, warmMedian } from './peers.js';
 
 const startServer = (config) => start(config, { flags: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) });
 const peakRssMb = (pid) => rssMb(pid, 'VmHWM');
@@ -160,12 +160,7 @@ async function timeQueries(port, auth, end) {
     const ms = [];
     for (let i = 0; i < REPEAT; i++) ms.push((await get(port, auth, path)).ms);
     latency[name] = { p50: median(ms), p99: pct(ms, 0.99), series: list.length, points };
-    if (WARM_QUERIES.includes(name)) {
-      for (let i = 0; i < WARM_UP; i++) await get(port, auth, path);
-      const warm = [];
-      for (let i = 0; i < REPEAT; i++) warm.push((await get(port, auth, path)).ms);
-      latency[name].warm = median(warm);
-    }
+    if (WARM_QUERIES.includes(name)) latency[name].warm = await warmMedian(async () => (await get(port, auth, path)).ms, REPEAT);
   }
   return latency;
 }
