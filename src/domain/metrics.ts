@@ -51,8 +51,12 @@ export interface MetricInput {
  */
 export type CompositeCheck = (accountId: number, definition: string, metric: string | null) => Promise<string | null>;
 
-/** Called with the metrics being deleted; returns the operations that remove their data. */
-export type PurgeHook = (accountId: number, names: string[]) => Promise<WriteOp[]>;
+/**
+ * Called with the metrics being deleted: the operations that remove their data, committed
+ * in one batch with the metric records, and `release`, called once that batch is committed
+ * or has failed (until then the storage engine keeps what a crash would need).
+ */
+export type PurgeHook = (accountId: number, names: string[]) => Promise<{ ops: WriteOp[]; release(): void }>;
 
 const now = () => Math.floor(Date.now() / 1000);
 /** `*` patterns in one batch request's `exclude` */
@@ -237,12 +241,18 @@ export class MetricCatalog {
       const settled = new Promise<void>((resolve) => { settle = resolve; });
       for (const n of batch) this.deleting.set(`${accountId}\0${n}`, settled);
       this.deletesBegun.set(accountId, this.deletesBegunIn(accountId) + 1);
+      const releases: (() => void)[] = [];
       try {
         const ops: WriteOp[] = batch.map((n) => this.records.del(accountId, n));
-        for (const hook of this.purgeHooks) ops.push(...(await hook(accountId, batch)));
+        for (const hook of this.purgeHooks) {
+          const purge = await hook(accountId, batch);
+          releases.push(purge.release);
+          ops.push(...purge.ops);
+        }
         await this.commit.write(ops);
         for (const n of batch) metrics.delete(n);
       } finally {
+        for (const release of releases) release();
         for (const n of batch) this.deleting.delete(`${accountId}\0${n}`);
         settle();
       }

@@ -120,7 +120,8 @@ export class Checkpointer {
     // (an entry is let go once handed to a batch: what a flush holds, its points and
     // parts, then lives as long as its batch, not as long as the whole checkpoint)
     const flushes: (Flush | undefined)[] = [];
-    let keepFrom = Infinity;
+    // (a purge not yet committed has taken its windows from the head, not from the WAL)
+    let keepFrom = st.purgeWalFloor();
     for (const chunks of st.head.series.values()) {
       const due: HeadChunk[] = [];
       for (const c of chunks) {
@@ -212,7 +213,7 @@ export class Checkpointer {
     const { account, series } = f.windows[0]!.chunk;
     for (const p of f.parts) {
       if (!st.index.byId.has(series)) {
-        st.orphanChunks.push(partKey(f, p)); // its metric was deleted meanwhile
+        st.orphan(series, partKey(f, p)); // its metric was deleted meanwhile
         continue;
       }
       st.catalog.add(series, p.tier, p.window, p.part);

@@ -164,7 +164,7 @@ export class Compactor {
       for (const p of j.parts.slice(0, -1)) st.catalog.remove(j.series, j.tier, j.window, p);
       if (!st.index.byId.has(j.series)) {
         // purged while this batch waited its turn: the merged part must not outlive it
-        st.orphanChunks.push(chunkKey(j.account, j.tier, j.series, j.window, keep));
+        st.orphan(j.series, chunkKey(j.account, j.tier, j.series, j.window, keep));
         continue;
       }
       st.catalog.setLevel(j.series, j.tier, j.window, keep, j.level);

@@ -14,7 +14,7 @@
 // - read.ts, purge.ts: the read path and metric deletion.
 import type { Store } from '../store/db.js';
 import { SpaceReclaimer } from '../store/reclaim.js';
-import type { CommitQueue, WriteOp } from '../store/commit.js';
+import type { CommitQueue } from '../store/commit.js';
 import type { Logger } from '../log.js';
 import type { Sample, ValueColumns } from './sample.js';
 import type { TagExpr } from './tag-expr.js';
@@ -28,7 +28,7 @@ import { Mutex } from './slice.js';
 import { recover } from './wal-replay.js';
 import { BATCH_SERIES, readEach, readSeries, type SeriesVisitor } from './read.js';
 import { ReadGate, type Admission } from './read-gate.js';
-import { purgeMetrics } from './purge.js';
+import { purgeMetrics, type PurgeBatch } from './purge.js';
 import { parseChunkKey, type Tier } from './keys.js';
 
 export type { Tier } from './keys.js';
@@ -37,6 +37,7 @@ export type { Points } from './points.js';
 export { COLUMN, ALL_COLUMNS } from './points.js';
 export type { EngineOptions } from './state.js';
 export type { SeriesVisitor } from './read.js';
+export type { PurgeBatch } from './purge.js';
 
 /**
  * How a wide read (more series than one read batch) is admitted (read-gate.ts); the
@@ -58,7 +59,8 @@ export interface SeriesStore {
    * time and sum; the others may hold anything.
    */
   readEach(account: number, series: readonly number[], tier: Tier, from: number, to: number, visit: SeriesVisitor, columns?: number, opts?: ReadOptions): Promise<void>;
-  purge(account: number, metrics: readonly string[]): Promise<WriteOp[]>;
+  /** The operations deleting these metrics' data; `release` once they are committed. */
+  purge(account: number, metrics: readonly string[]): Promise<PurgeBatch>;
   /** The distinct values of one tag across all the account's series. */
   tagValues(account: number, tag: string): Set<string>;
   /** The distinct series these samples would create. */
@@ -196,7 +198,7 @@ export class Engine implements SeriesStore {
   }
 
   /** Operations that remove every series, chunk and snapshot of these metrics. */
-  purge(account: number, metrics: readonly string[]): Promise<WriteOp[]> {
+  purge(account: number, metrics: readonly string[]): Promise<PurgeBatch> {
     return purgeMetrics(this.st, account, metrics);
   }
 

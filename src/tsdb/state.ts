@@ -50,6 +50,15 @@ export function engineKeyspaces(store: Store) {
 
 export type EngineKeyspaces = ReturnType<typeof engineKeyspaces>;
 
+/** What a purge holds back until its batch commits (purge.ts). */
+export interface PendingPurge {
+  /** the first WAL record of the windows it took from the head */
+  walFloor: number;
+  series: Set<number>;
+  /** parts that landed for its series meanwhile */
+  orphans: string[];
+}
+
 export class EngineState {
   readonly index = new SeriesIndex();
   readonly head = new Head();
@@ -60,6 +69,8 @@ export class EngineState {
   headDeletes: string[] = [];
   /** chunk parts of series deleted while a checkpoint or merge was writing them */
   orphanChunks: string[] = [];
+  /** purges whose batch is not committed yet (purge.ts) */
+  readonly purges = new Set<PendingPurge>();
   /** WAL records written since the last checkpoint */
   walSeqs: number[] = [];
   walBytes = 0;
@@ -81,6 +92,30 @@ export class EngineState {
   /** Whether the WAL (and with it the head) has grown enough for an early checkpoint. */
   checkpointDue(): boolean {
     return this.walBytes > this.opts.checkpointWalBytes;
+  }
+
+  /**
+   * The oldest WAL record a checkpoint must keep: the first of the windows that purges not
+   * yet committed took from the head (Infinity: none).
+   */
+  purgeWalFloor(): number {
+    let floor = Infinity;
+    for (const p of this.purges) floor = Math.min(floor, p.walFloor);
+    return floor;
+  }
+
+  /**
+   * A part landed for a series no longer indexed: deleted by the next checkpoint, or, while
+   * the series' purge is uncommitted, once it is (a crash before then finds the metric whole).
+   */
+  orphan(series: number, key: string): void {
+    for (const p of this.purges) {
+      if (p.series.has(series)) {
+        p.orphans.push(key);
+        return;
+      }
+    }
+    this.orphanChunks.push(key);
   }
 
   /** Drops a window from the head (sealed or purged). */

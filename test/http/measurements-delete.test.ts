@@ -45,7 +45,7 @@ t.test('a measurement posted while its metric is being deleted waits for the del
   let open = () => {};
   const gate = new Promise<void>((resolve) => { open = resolve; });
   let purging = false;
-  s.server.rt.catalog.purgeHooks.push(async () => { purging = true; await gate; return []; });
+  s.server.rt.catalog.purgeHooks.push(async () => { purging = true; await gate; return { ops: [], release: () => {} }; });
   const deleting = s.request('DELETE', '/v1/metrics/racing');
   await poll(async () => (purging ? true : undefined));
   const posting = post(s, { measurements: [{ name: 'racing', value: 2, time: base, tags: { host: 'new' } }] });

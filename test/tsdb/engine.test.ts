@@ -73,7 +73,7 @@ t.test('a metric deleted before a crash stays deleted: replay skips its WAL samp
   const a = await open(dir);
   for (let i = 0; i < 20; i++) await a.engine.append(1, [valueSample('gone', tags, base + i * 60, i), valueSample('kept', tags, base + i * 60, 100 + i)]);
   const goneId = a.engine.select(1, 'gone', { op: 'all' })[0]!.id;
-  await a.commit.write(await a.engine.purge(1, ['gone']));
+  await a.commit.write((await a.engine.purge(1, ['gone'])).ops);
   await a.crash(); // the WAL still holds both metrics' samples
   const recovered = captureLog();
   const b = await open(dir, {}, recovered.logger);

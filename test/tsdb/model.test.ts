@@ -163,7 +163,9 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
         model.purge(SERIES - 1);
         ids.delete(SERIES - 1);
         known.delete(SERIES - 1);
-        await e.commit.write(await e.engine.purge(1, ['n']));
+        const purge = await e.engine.purge(1, ['n']);
+        await e.commit.write(purge.ops);
+        purge.release();
         break;
       case 'bulk':
         accept(op.samples);
