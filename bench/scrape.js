@@ -142,7 +142,7 @@ in its own process; \`storage.sync: true\`; measured for ${Math.round(seconds)} 
 
 | figure | value | bar | |
 |---|---|---|---|
-| server CPU per million scraped samples | ${perMillion.toFixed(2)} s | <= 2.5 s (Prometheus 2.42: 2.5, VictoriaMetrics 1.79: 3.8); goal <= 2.0 | ${verdict} |
+| server CPU per million scraped samples | ${perMillion.toFixed(3)} s | <= 2.5 s (Prometheus 2.42: 2.5, VictoriaMetrics 1.79: 3.8); goal <= 2.0 | ${verdict} |
 | samples stored | ${Math.round(samples / seconds).toLocaleString('en')} /s (offered ${(TARGETS * SERIES / INTERVAL).toLocaleString('en')} /s) | | |
 | server cores used | ${(cpu / seconds).toFixed(2)} | | |
 | peak RSS while measured | ${peak.toFixed(0)} MB | | |
