@@ -58,6 +58,11 @@ export type Op =
   | { k: 'retention' }
   /** the metric of the last series is deleted (its data with it; later samples make a fresh series) */
   | { k: 'purge' }
+  /**
+   * the same delete cut off: a checkpoint running when it starts and one after it, then
+   * the process dies before its batch commits, so the metric is all there after the start
+   */
+  | { k: 'purgeCut' }
   /** a point for every filler series, in one append */
   | { k: 'bulk'; samples: GenSample[] }
   /** a checkpoint of which `batches` writes land, then the process dies: replay skips what they hold */
@@ -168,7 +173,7 @@ export function generate(seed: number, o: GenOptions, span: readonly number[]): 
     else if (roll < 0.93) ops.push({ k: 'reopen' });
     else if (roll < 0.97) ops.push({ k: 'crash' });
     else if (roll < 0.99) ops.push({ k: 'retention' });
-    else ops.push({ k: 'purge' });
+    else ops.push(r.chance(0.5) ? { k: 'purge' } : { k: 'purgeCut' });
   }
   return ops;
 }

@@ -167,6 +167,17 @@ async function run(seed: number, ops: readonly Op[], opts: Partial<EngineOptions
         await e.commit.write(purge.ops);
         purge.release();
         break;
+      case 'purgeCut': {
+        await settle();
+        const running = e.engine.checkpoint();
+        await e.engine.purge(1, ['n']); // its operations are never committed
+        await running;
+        await e.engine.checkpoint();
+        e.commit.left = 0;
+        await e.crash();
+        e = await openEngine(dir, opts);
+        break;
+      }
       case 'bulk':
         accept(op.samples);
         await e.engine.append(1, op.samples.map(toSample));
