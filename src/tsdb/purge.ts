@@ -57,6 +57,10 @@ export async function purgeMetrics(st: EngineState, account: number, metrics: re
       }
     }
   } catch (err) {
+    // A key scan failed (a read error of the store): the delete fails with it, and its
+    // series stay out of memory until the next start finds their records again. The WAL
+    // is not held for them meanwhile: holding it until a restart would grow it without
+    // bound, and the points lost are of a metric its owner asked to delete.
     release();
     throw err;
   }
