@@ -4,23 +4,16 @@
 // points that only the not-yet-deleted metric still holds.
 import t from 'tap';
 import { Store } from '../../src/store/db.js';
-import { CommitQueue } from '../../src/store/commit.js';
-import { Engine } from '../../src/tsdb/engine.js';
-import { createLogger } from '../../src/log.js';
+import type { Engine } from '../../src/tsdb/engine.js';
 import { valueSample } from '../../src/tsdb/sample.js';
 import { parseChunkKey } from '../../src/tsdb/keys.js';
 import { tempDir } from '../helpers/tmp.js';
+import { openEngine as open } from '../helpers/engine.js';
 
-const log = createLogger('silent');
 const tags = Object.freeze([Object.freeze(['host', 'a'] as const)]);
-
-async function open(dir: string) {
-  const store = await Store.open(dir, { sync: false });
-  const commit = new CommitQueue(store.db, false);
-  const engine = await Engine.open(store, commit, log, { checkpointMs: 3_600_000, checkpointWalBytes: 64 * 1024 * 1024, sealIdleMs: 3_600_000 });
-  const crash = async () => { await commit.idle(); await store.close(); };
-  return { store, commit, engine, crash };
-}
+const TEN = Array.from({ length: 10 }, (_, i) => i);
+/** ten points a minute apart from `base`, valued 0-9 */
+const tenPoints = (base: number) => TEN.map((i) => valueSample('gone', tags, base + i * 60, i));
 
 async function sums(e: Engine, metric: string, from: number, to: number): Promise<number[]> {
   const ref = e.select(1, metric, { op: 'all' })[0];
@@ -28,19 +21,25 @@ async function sums(e: Engine, metric: string, from: number, to: number): Promis
   return (await e.read(1, [ref.id], 0, from, to))[0]!.sum;
 }
 
+/** The points of `gone` from `base` that an engine opened again over `dir` reads. */
+async function afterStart(dir: string, base: number): Promise<number[]> {
+  const b = await open(dir);
+  const found = await sums(b.engine, 'gone', base, base + 600);
+  await b.engine.close();
+  await b.crash();
+  return found;
+}
+
 t.test('a checkpoint while a purge is uncommitted keeps the WAL records of the windows it took from the head', async (t) => {
   const dir = tempDir(t);
   // a recent window: not due, so its points live only in the head and the WAL
   const base = Math.floor(Date.now() / 1000 / 60) * 60 - 1200;
   const a = await open(dir);
-  await a.engine.append(1, Array.from({ length: 10 }, (_, i) => valueSample('gone', tags, base + i * 60, i)));
+  await a.engine.append(1, tenPoints(base));
   const purge = await a.engine.purge(1, ['gone']);
   await a.engine.checkpoint();
   await a.crash(); // before the purge's batch commits: the metric was never deleted
-  const b = await open(dir);
-  t.same(await sums(b.engine, 'gone', base, base + 600), Array.from({ length: 10 }, (_, i) => i), 'every point replayed');
-  await b.engine.close();
-  await b.crash();
+  t.same(await afterStart(dir, base), TEN, 'every point replayed');
   t.ok(purge.ops.length > 0);
 });
 
@@ -49,16 +48,13 @@ t.test('parts a running checkpoint lands for a series being purged are not delet
   // windows long ended: due, so the checkpoint takes them and drops their WAL records
   const base = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3 * 86400;
   const a = await open(dir);
-  await a.engine.append(1, Array.from({ length: 10 }, (_, i) => valueSample('gone', tags, base + i * 60, i)));
+  await a.engine.append(1, tenPoints(base));
   const writing = a.engine.checkpoint(); // has taken the windows synchronously
   const purge = await a.engine.purge(1, ['gone']);
   await writing; // its parts land for a series no longer indexed
   await a.engine.checkpoint(); // would delete them as orphans
   await a.crash();
-  const b = await open(dir);
-  t.same(await sums(b.engine, 'gone', base, base + 600), Array.from({ length: 10 }, (_, i) => i), 'every point kept');
-  await b.engine.close();
-  await b.crash();
+  t.same(await afterStart(dir, base), TEN, 'every point kept');
   t.ok(purge.ops.length > 0);
 });
 
@@ -67,8 +63,8 @@ t.test('once the purge commits, the next checkpoint deletes what it held back: n
   const old = Math.floor(Date.now() / 1000 / 3600) * 3600 - 3 * 86400;
   const recent = Math.floor(Date.now() / 1000 / 60) * 60 - 1200;
   const a = await open(dir);
-  await a.engine.append(1, Array.from({ length: 10 }, (_, i) => valueSample('gone', tags, old + i * 60, i)));
-  await a.engine.append(1, Array.from({ length: 10 }, (_, i) => valueSample('gone', tags, recent + i * 60, i)));
+  await a.engine.append(1, tenPoints(old));
+  await a.engine.append(1, tenPoints(recent));
   const goneId = a.engine.select(1, 'gone', { op: 'all' })[0]!.id;
   const writing = a.engine.checkpoint();
   const purge = await a.engine.purge(1, ['gone']);
