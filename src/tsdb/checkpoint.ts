@@ -9,9 +9,9 @@
 import { putOp, delOp, type WriteOp } from '../store/commit.js';
 import type { EngineOptions, EngineState } from './state.js';
 import type { Compactor } from './compaction.js';
-import { encodeFlush, partKey, takeFlush, type Flush } from './flush.js';
+import { encodeFlush, forEachPart, takeFlush, type Flush } from './flush.js';
 import { TimeSlice } from './slice.js';
-import { WINDOW, walKey } from './keys.js';
+import { WINDOW, chunkKey, walKey } from './keys.js';
 import type { HeadChunk } from './head.js';
 
 /** A series' fixed place in [0, 1), spread evenly over consecutive ids (Fibonacci hashing). */
@@ -163,8 +163,8 @@ export class Checkpointer {
         flushes[next] = undefined;
         // in its batch before it is encoded: a flush that fails to encode goes back too
         batchFlushes.push(f);
-        const bufs = encodeFlush(f);
-        f.parts.forEach((p, i) => ops.push(putOp(pts, partKey(f, p), bufs[i]!)));
+        const { account, series } = f.windows[0]!.chunk;
+        encodeFlush(f, (tier, window, part, buf) => ops.push(putOp(pts, chunkKey(account, tier, series, window, part), buf)));
         // a snapshot goes in the batch of the parts that hold its points: a checkpoint cut
         // short (or a crash) between batches never leaves a window in both
         for (const w of f.windows) if (w.chunk.snapshotKey !== null) ops.push(delOp(heads, w.chunk.snapshotKey));
@@ -211,14 +211,14 @@ export class Checkpointer {
       w.chunk.snapshotKey = null;
     }
     const { account, series } = f.windows[0]!.chunk;
-    for (const p of f.parts) {
+    forEachPart(f, (tier, window, part) => {
       if (!st.index.byId.has(series)) {
-        st.orphan(series, partKey(f, p)); // its metric was deleted meanwhile
-        continue;
+        st.orphan(series, chunkKey(account, tier, series, window, part)); // its metric was deleted meanwhile
+        return;
       }
-      st.catalog.add(series, p.tier, p.window, p.part);
-      this.compactor.added(account, series, p.tier, p.window);
-    }
+      st.catalog.add(series, tier, window, part);
+      this.compactor.added(account, series, tier, window);
+    });
   }
 
   /** Windows whose end has passed and that had no write for a while leave the head (sealDue). */

@@ -17,29 +17,62 @@ import type { Columns, HeadChunk } from './head.js';
 import type { EngineState } from './state.js';
 import { encodeChunk } from './chunk.js';
 import { rollUp, sortMerge, type Points } from './points.js';
-import { MINUTE_RAW, chunkKey, windowOf, type PartTier } from './keys.js';
-
-export interface FlushPart {
-  tier: PartTier;
-  window: number;
-  part: number;
-  /** the flush's windows whose points it holds (indexes into Flush.windows, in time order) */
-  from: number[];
-}
+import { MINUTE_RAW, windowOf, type PartTier } from './keys.js';
 
 export interface FlushWindow {
   chunk: HeadChunk;
   /** the taken columns (typed arrays, no copy until encoded) */
   columns: Columns;
+  /** one MINUTE_RAW part for raw and 60 s (its points all on whole minutes, and the window holds no raw part yet) */
+  minuteRaw: boolean;
 }
 
+/**
+ * One series' windows written now, in time order, and the number of the first of their
+ * parts; the others follow in the order forEachPart visits them. The parts are derived,
+ * not listed: a checkpoint takes every due series at once, and a list of part objects
+ * with an array of windows each (about a kilobyte a series) held 100 MB of the heap for
+ * the scrape workload's 73,000 series at a time (docs/benchmarks.md, "The checkpoint's
+ * plan").
+ */
 export interface Flush {
-  /** one series' windows written now, in time order */
   windows: FlushWindow[];
-  parts: FlushPart[];
+  firstPart: number;
 }
+
+/** Called for each part: its tier, window and number, and the flush's windows [first, end) whose points it holds. */
+export type PartVisitor = (tier: PartTier, window: number, part: number, first: number, end: number) => void;
 
 const COARSE: readonly (900 | 3600)[] = [3600, 900];
+
+/**
+ * A flush's parts in the order their numbers were taken: coarsest first, raw last, so a
+ * raw part is never numbered one below a 60 s part of its window, which is how the old
+ * layout's shared pairs are told apart (catalog.ts).
+ */
+export function forEachPart(f: Flush, visit: PartVisitor): void {
+  const { windows } = f;
+  let part = f.firstPart;
+  for (const tier of COARSE) {
+    // windows in time order: those sharing a coarse window are neighbours
+    let first = 0;
+    for (let i = 1; i <= windows.length; i++) {
+      const window = windowOf(windows[first]!.chunk.window, tier);
+      if (i < windows.length && windowOf(windows[i]!.chunk.window, tier) === window) continue;
+      visit(tier, window, part++, first, i);
+      first = i;
+    }
+  }
+  for (let i = 0; i < windows.length; i++) {
+    const { chunk, minuteRaw } = windows[i]!;
+    if (minuteRaw) {
+      visit(MINUTE_RAW, chunk.window, part++, i, i + 1);
+    } else {
+      visit(60, chunk.window, part++, i, i + 1);
+      visit(0, chunk.window, part++, i, i + 1);
+    }
+  }
+}
 
 /**
  * Takes the new points of one series' due windows and numbers their parts (synchronously,
@@ -50,60 +83,39 @@ const COARSE: readonly (900 | 3600)[] = [3600, 900];
 export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArrays = true): Flush {
   // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
   const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
-  const windows: FlushWindow[] = [];
-  for (const chunk of sorted) windows.push({ chunk, columns: chunk.capture(keepArrays && st.current[chunk.series] === chunk) });
-  const { series } = windows[0]!.chunk;
-  const parts: FlushPart[] = [];
-  // coarsest first, raw last: a raw part is never numbered one below a 60 s part of its
-  // window, which is how the old layout's shared pairs are told apart (catalog.ts)
-  for (const tier of COARSE) {
-    // windows in time order: those sharing a coarse window are neighbours
-    let first = 0;
-    for (let i = 1; i <= windows.length; i++) {
-      const window = windowOf(windows[first]!.chunk.window, tier);
-      if (i < windows.length && windowOf(windows[i]!.chunk.window, tier) === window) continue;
-      const from: number[] = [];
-      for (let k = first; k < i; k++) from.push(k);
-      parts.push({ tier, window, part: ++st.seq, from });
-      first = i;
-    }
-  }
-  for (let i = 0; i < windows.length; i++) {
-    const { chunk, columns } = windows[i]!;
+  const series = sorted[0]!.series;
+  // (map, not push: an array grown by push keeps room for 17 windows)
+  const windows = sorted.map((chunk): FlushWindow => {
+    const columns = chunk.capture(keepArrays && st.current[chunk.series] === chunk);
     // Once a window holds raw parts, it takes no more MINUTE_RAW parts: they stay older
     // than every raw and 60 s part of their window, through merges too, so reads meet
     // every point in the order it was written, and a split bucket's `last` comes from the
     // same part as if all were stored apart.
-    if (columns.onWholeMinutes() && !st.catalog.holds(series, 0, chunk.window)) {
-      parts.push({ tier: MINUTE_RAW, window: chunk.window, part: ++st.seq, from: [i] });
-    } else {
-      parts.push({ tier: 60, window: chunk.window, part: ++st.seq, from: [i] });
-      parts.push({ tier: 0, window: chunk.window, part: ++st.seq, from: [i] });
-    }
-  }
-  return { windows, parts };
-}
-
-/** A part's key, built when it is written: taking 400,000 windows at once is synchronous. */
-export function partKey(f: Flush, p: FlushPart): string {
-  const { account, series } = f.windows[0]!.chunk;
-  return chunkKey(account, p.tier, series, p.window, p.part);
+    return { chunk, columns, minuteRaw: columns.onWholeMinutes() && !st.catalog.holds(series, 0, chunk.window) };
+  });
+  const f: Flush = { windows, firstPart: st.seq + 1 };
+  let parts = 0;
+  forEachPart(f, () => { parts++; });
+  st.seq += parts;
+  return f;
 }
 
 /**
- * The encoded parts of a flush, in the order of `flush.parts`. The 900 s and 3600 s parts
- * come from the columns' bucket caches where reads filled them (they hold exactly what
- * rolling the points up gives), else are rolled up from the columns; a coarse part of
- * several windows joins their buckets in time order (a bucket two windows share, with a
- * test window shorter than an hour, merges the later window's into the earlier's).
+ * Encodes a flush's parts, handing each to `put` in the order of forEachPart. The 900 s
+ * and 3600 s parts come from the columns' bucket caches where reads filled them (they hold
+ * exactly what rolling the points up gives), else are rolled up from the columns; a coarse
+ * part of several windows joins their buckets in time order (a bucket two windows share,
+ * with a test window shorter than an hour, merges the later window's into the earlier's).
  */
-export function encodeFlush(f: Flush): Buffer[] {
+export function encodeFlush(f: Flush, put: (tier: PartTier, window: number, part: number, buf: Buffer) => void): void {
   const points: (Points | undefined)[] = [];
   const all = (i: number) => (points[i] ??= f.windows[i]!.columns.points());
-  return f.parts.map((p) => {
-    if (p.tier === 0 || p.tier === MINUTE_RAW) return encodeChunk(all(p.from[0]!), p.window);
-    if (p.tier === 60) return encodeChunk(rollUp(all(p.from[0]!), 60), p.window);
-    const rolled = p.from.map((i) => f.windows[i]!.columns.rolledUp(p.tier));
-    return encodeChunk(rolled.length === 1 ? rolled[0]! : sortMerge(rolled), p.window);
+  forEachPart(f, (tier, window, part, first, end) => {
+    if (tier === 0 || tier === MINUTE_RAW) return put(tier, window, part, encodeChunk(all(first), window));
+    if (tier === 60) return put(tier, window, part, encodeChunk(rollUp(all(first), 60), window));
+    if (end - first === 1) return put(tier, window, part, encodeChunk(f.windows[first]!.columns.rolledUp(tier), window));
+    const rolled: Points[] = [];
+    for (let i = first; i < end; i++) rolled.push(f.windows[i]!.columns.rolledUp(tier));
+    put(tier, window, part, encodeChunk(sortMerge(rolled), window));
   });
 }

@@ -15,11 +15,14 @@ t.test('a coarse part of two windows that share a bucket holds it once, merged i
     const columns = new Columns(w);
     // every 300 s, values that make sums inexact in floating point
     for (let k = 0; k < 6; k++) columns.append(w + k * 300, valueSample('m', [], w + k * 300, (w + k) / 7));
-    return { chunk: { window: w } as HeadChunk, columns };
+    return { chunk: { window: w } as HeadChunk, columns, minuteRaw: false };
   });
-  const flush: Flush = { windows, parts: [{ key: 'k', tier: 3600, window: 0, part: 1, from: [0, 1] }] };
-  const [buf] = encodeFlush(flush);
-  const stored = decodeChunk(buf!, 0);
+  const flush: Flush = { windows, firstPart: 1 };
+  const parts: { tier: number; window: number; part: number; buf: Buffer }[] = [];
+  encodeFlush(flush, (tier, window, part, buf) => parts.push({ tier, window, part, buf }));
+  t.same(parts.map(({ tier, window, part }) => [tier, window, part]), [[3600, 0, 1], [900, 0, 2], [60, 0, 3], [0, 0, 4], [60, HALF, 5], [0, HALF, 6]],
+    'one hourly and one 900 s part for both windows, then a 60 s and a raw part each, numbered in that order');
+  const stored = decodeChunk(parts[0]!.buf, 0);
   // what a read merging one part a window gave: the later window's partial bucket merged into the earlier's
   const apart = sortMerge(windows.map((w) => rollUp(w.columns.points(), 3600)));
   t.same(stored, apart, 'one bucket, exactly as a read merged the parts a window');

@@ -146,7 +146,7 @@ t.test('a window its series has moved on from gives its arrays to the checkpoint
 });
 
 t.test('a checkpoint copies a current window and releases the others (memory of a backfill)', async (t) => {
-  const { takeFlush } = await import('../../src/tsdb/flush.js');
+  const { takeFlush, forEachPart } = await import('../../src/tsdb/flush.js');
   const { Head } = await import('../../src/tsdb/head.js');
   const head = new Head();
   const plain = (v: number) => ({ count: 1, sum: v, min: v, max: v, last: v, sumsq: v * v });
@@ -158,6 +158,10 @@ t.test('a checkpoint copies a current window and releases the others (memory of 
   const st = { seq: 0, current: [undefined, newer], catalog: { holds: () => false } } as unknown as Parameters<typeof takeFlush>[0];
   const f = takeFlush(st, [newer, older]);
   t.same(f.windows.map((w) => w.chunk.window), [0, WINDOW]);
+  const numbers: number[] = [];
+  forEachPart(f, (tier, window, part) => numbers.push(part));
+  t.same(numbers, Array.from({ length: st.seq }, (_, i) => i + 1), 'the flush took one number a part, in the order its parts are visited');
+  t.same(f.windows.map((w) => w.minuteRaw), [true, true], 'points on whole minutes in windows without raw parts: one part for raw and 60 s');
   t.equal(room(older), 0, 'the older window gave its arrays away');
   t.ok(room(newer) >= 50, 'the current one kept its arrays');
   t.same(f.windows.map((w) => w.columns.size), [50, 50], 'and both were taken whole');
