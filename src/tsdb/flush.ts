@@ -81,10 +81,10 @@ export function forEachPart(f: Flush, visit: PartVisitor): void {
  * copying 400,000 windows at once would be the work and garbage the lazy columns avoid.
  */
 export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArrays = true): Flush {
-  // (plain loops: a checkpoint after a replay takes 400,000 series here at once)
+  // (a checkpoint after a replay takes 400,000 series here at once: nothing a series
+  // beyond its windows; map, not push, as an array grown by push keeps room for 17)
   const sorted = chunks.length > 1 ? [...chunks].sort((a, b) => a.window - b.window) : chunks;
   const series = sorted[0]!.series;
-  // (map, not push: an array grown by push keeps room for 17 windows)
   const windows = sorted.map((chunk): FlushWindow => {
     const columns = chunk.capture(keepArrays && st.current[chunk.series] === chunk);
     // Once a window holds raw parts, it takes no more MINUTE_RAW parts: they stay older
