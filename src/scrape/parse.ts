@@ -7,6 +7,7 @@
 // by its text instead of scanned again, so a steady target's lines cost two slices each.
 // A line longer than `maxLineLength` is refused as soon as it is seen, not buffered.
 import { detached } from '../tsdb/sample.js';
+import { StringPool } from './shared-strings.js';
 
 /** The Accept header Prometheus 2 sends: OpenMetrics preferred, the text format next. */
 export const SCRAPE_ACCEPT =
@@ -89,6 +90,8 @@ export class SeriesMemo {
   /** where in `previous` the next line's series is expected */
   private next = 0;
   private format: ExpositionFormat | null = null;
+  /** names and label strings, one copy each for all the target's series (shared-strings.ts) */
+  private readonly strings = new StringPool();
 
   get size(): number {
     return this.entries.size;
@@ -101,6 +104,7 @@ export class SeriesMemo {
   begin(format: ExpositionFormat): void {
     if (format !== this.format) {
       this.entries.clear();
+      this.strings.clear();
       this.order = [];
       this.format = format;
     }
@@ -132,7 +136,8 @@ export class SeriesMemo {
 
   set(series: string, name: string, labels: readonly string[], floatLabel: string | null): MemoEntry {
     // copies: slices of this scrape's body would keep it alive as long as the series lasts
-    const e: MemoEntry = { series: detached(series), name: detached(name), labels: labels.map(detached), floatLabel, seen: -1, at: 0 };
+    const strings = this.strings;
+    const e: MemoEntry = { series: detached(series), name: strings.get(name), labels: labels.map((l) => strings.get(l)), floatLabel, seen: -1, at: 0 };
     this.entries.set(e.series, e);
     this.use(e);
     return e;
@@ -140,7 +145,14 @@ export class SeriesMemo {
 
   /** After a parse: forgets series absent from it and the one before. */
   sweep(): void {
-    for (const [series, e] of this.entries) if (e.seen < this.parses - 1) this.entries.delete(series);
+    const entries = this.entries;
+    for (const [series, e] of entries) if (e.seen < this.parses - 1) entries.delete(series);
+    this.strings.trim(function* () {
+      for (const e of entries.values()) {
+        yield e.name;
+        yield* e.labels;
+      }
+    });
   }
 }
 

@@ -6,7 +6,7 @@
 // exceeded fails the whole scrape, as in Prometheus. Pure: no storage, no clock (the
 // sliced form only gives the event loop back between slices).
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
-import { detached, ValueRows, type TagPairs } from '../tsdb/sample.js';
+import { ValueRows, type TagPairs } from '../tsdb/sample.js';
 import { tagKey } from '../tsdb/series-index.js';
 import { withinExponentLimits } from '../ingest/float-limits.js';
 import type { TimeWindow } from '../ingest/time-window.js';
@@ -15,6 +15,7 @@ import type { ScrapeJob } from './config.js';
 import { addExternalLabels, scrapedLabels, type ScrapeTarget } from './target.js';
 import { tagsOf } from './labels.js';
 import { SeriesNumbering, type Numbered } from './numbering.js';
+import { PairPool, StringPool } from './shared-strings.js';
 import type { TimeSlice } from '../tsdb/slice.js';
 
 /** Why a scraped sample was not stored (the `reason` of the refused-samples self-metric). */
@@ -81,6 +82,9 @@ export class SeriesCache {
   readonly reserved = new Set<string>();
   /** limits.tagsPerMeasurement the mappings were made under (a reload may change it) */
   private tagLimit = -1;
+  /** the tag pairs and metric names of the series mapped, one copy each (shared-strings.ts) */
+  readonly pairs = new PairPool();
+  readonly names = new StringPool();
 
   get size(): number {
     return this.entries.size;
@@ -121,6 +125,14 @@ export class SeriesCache {
       if (e.holding) this.holders.delete(e.key);
       this.numbering.release(e);
     }
+    const entries = this.entries;
+    this.pairs.trim(function* () { for (const e of entries.values()) yield* e.tags; });
+    this.names.trim(function* () {
+      for (const e of entries.values()) {
+        yield e.spelling;
+        yield e.metric;
+      }
+    });
   }
 
   /**
@@ -137,6 +149,8 @@ export class SeriesCache {
     for (const e of this.entries.values()) this.numbering.release(e);
     this.entries.clear();
     this.holders.clear();
+    this.pairs.clear();
+    this.names.clear();
   }
 }
 
@@ -161,10 +175,12 @@ type JobRules = Pick<ScrapeJob, 'honorLabels' | 'honorTimestamps' | 'metricRelab
 
 /** A series' identity in SeriesCache.reserved. */
 export function reservedKey(metric: string, tags: TagPairs): string {
-  return `${metric}\u0000${tagKey(tags)}`;
+  // joined, not concatenated: one flat string, where a template made a rope kept as
+  // long as the series (tagKey says what that cost)
+  return [metric, tagKey(tags)].join('\u0000');
 }
 
-function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits): CachedSeries {
+function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits, cache: SeriesCache): CachedSeries {
   const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
   const labels = scrapedLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
@@ -174,12 +190,12 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   addExternalLabels(labels, job);
   const name = labels.get('__name__') ?? '';
   if (!METRIC_NAME.test(name)) { e.refusal = 'metric_name'; return e; }
-  // frozen: the engine then keeps these pairs for a new series instead of a copy;
-  // detached, so that they do not keep this scrape's body alive with it
-  e.tags = Object.freeze(tagsOf(labels).map(([k, v]) => Object.freeze([detached(k), detached(v)] as const)));
+  // frozen: the engine then keeps these pairs for a new series instead of a copy; the
+  // pools' pairs and names are detached, so that they do not keep this scrape's body alive
+  e.tags = Object.freeze(tagsOf(labels).map(([k, v]) => cache.pairs.get(k, v)));
   if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
-  e.spelling = detached(name);
-  e.metric = canonicalMetricName(e.spelling);
+  e.spelling = cache.names.get(name);
+  e.metric = cache.names.get(canonicalMetricName(e.spelling));
   if (!e.refusal) e.key = reservedKey(e.metric, e.tags);
   return e;
 }
@@ -265,7 +281,7 @@ function convertInto(
     const s = scraped[i]!;
     let e = cache.get(s.series);
     if (!e) {
-      cache.set(s.series, (e = mapSeries(s, target, job, limits)));
+      cache.set(s.series, (e = mapSeries(s, target, job, limits, cache)));
       if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
     }
     // scrape_series_added counts series new to the target, as Prometheus counts those not

@@ -36,11 +36,15 @@ class MetricSeries implements Postings {
   }
 }
 
-/** The identity of a tag set inside one metric: `k=v` pairs joined by 0x1f (never in tags). */
+/**
+ * The identity of a tag set inside one metric: `k=v` pairs joined by 0x1f (never in tags).
+ * One flat string: built with +=, a key was a rope of about two 32-byte nodes a tag,
+ * kept as long as its series (a third of a megabyte per 1,000 series of four tags).
+ */
 export function tagKey(tags: TagPairs): string {
-  let s = '';
-  for (let i = 0; i < tags.length; i++) s += (i ? '\x1f' : '') + tags[i]![0] + '=' + tags[i]![1];
-  return s;
+  const parts: string[] = [];
+  for (let i = 0; i < tags.length; i++) parts.push(i ? '\x1f' : '', tags[i]![0], '=', tags[i]![1]);
+  return parts.join('');
 }
 
 export class SeriesIndex {
