@@ -7,7 +7,7 @@
 // sliced form only gives the event loop back between slices).
 import { METRIC_NAME, canonicalMetricName } from '../domain/names.js';
 import { ValueRows, type TagPairs } from '../tsdb/sample.js';
-import { tagKey } from '../tsdb/series-index.js';
+import { keyOf, tagKey } from '../tsdb/series-index.js';
 import { withinExponentLimits } from '../ingest/float-limits.js';
 import type { TimeWindow } from '../ingest/time-window.js';
 import type { ScrapedSample } from './parse.js';
@@ -43,8 +43,6 @@ export interface CachedSeries extends Numbered {
   tooLong: string | null;
   /** why every sample of it is refused, or null */
   refusal: 'metric_name' | 'too_many_tags' | 'duplicate' | null;
-  /** its metric and tags as one string (reservedKey), '' when dropped or refused by name or tags */
-  key: string;
   metric: string;
   spelling: string;
   tags: TagPairs;
@@ -64,12 +62,13 @@ export interface CachedSeries extends Numbered {
 export class SeriesCache {
   private readonly entries = new Map<string, CachedSeries>();
   /**
-   * The entry that holds each stored series (by key): two exposed series that become one
+   * The entry that holds each stored series (by metric, then by the key of its tags, the
+   * string the engine's index keeps for it: keyOf): two exposed series that become one
    * series (labels in another order, or made equal by relabelling) are a duplicate, as in
    * Prometheus, not two values summed into one point. It also means that in a scrape's
    * batch, one tag-set array of a metric is one series (sink.ts relies on it).
    */
-  private readonly holders = new Map<string, CachedSeries>();
+  private readonly holders = new Map<string, Map<string, CachedSeries>>();
   /** the numbers of the series stored, shared with the target's health series */
   readonly numbering = new SeriesNumbering();
   /** the number of the scrape being converted */
@@ -107,14 +106,23 @@ export class SeriesCache {
    */
   holds(e: CachedSeries, n: number): boolean {
     if (e.holding) return true;
-    const holder = this.holders.get(e.key);
+    let holders = this.holders.get(e.metric);
+    if (holders === undefined) this.holders.set(e.metric, (holders = new Map()));
+    const key = keyOf(e.tags);
+    const holder = holders.get(key);
     if (holder !== undefined) {
       if (holder.lastSeen === n) return false;
       holder.holding = false;
     }
-    this.holders.set(e.key, e);
+    holders.set(key, e);
     e.holding = true;
     return true;
+  }
+
+  private letGo(e: CachedSeries): void {
+    const holders = this.holders.get(e.metric)!;
+    holders.delete(keyOf(e.tags));
+    if (holders.size === 0) this.holders.delete(e.metric);
   }
 
   /** After a scrape: forgets series not exposed in it or the one before. */
@@ -122,7 +130,7 @@ export class SeriesCache {
     for (const [raw, e] of this.entries) {
       if (e.exposed >= this.scrape - 1) continue;
       this.entries.delete(raw);
-      if (e.holding) this.holders.delete(e.key);
+      if (e.holding) this.letGo(e);
       this.numbering.release(e);
     }
     const entries = this.entries;
@@ -181,7 +189,7 @@ export function reservedKey(metric: string, tags: TagPairs): string {
 }
 
 function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: JobRules, limits: ConvertLimits, cache: SeriesCache): CachedSeries {
-  const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, key: '', metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
+  const e: CachedSeries = { dropped: false, labelCount: 0, tooLong: null, refusal: null, metric: '', spelling: '', tags: [], lastSeen: -2, lastTime: 0, exposed: -2, holding: false, number: -1, metricNo: -1 };
   const labels = scrapedLabels(s.name, s.labels, target, job);
   if (!labels) { e.dropped = true; return e; }
   // Prometheus checks its label limits on the series it stores, which has no external labels
@@ -196,7 +204,6 @@ function mapSeries(s: ScrapedSample, target: Pick<ScrapeTarget, 'labels'>, job: 
   if (e.tags.length > limits.tagsPerMeasurement) e.refusal = 'too_many_tags';
   e.spelling = cache.names.get(name);
   e.metric = cache.names.get(canonicalMetricName(e.spelling));
-  if (!e.refusal) e.key = reservedKey(e.metric, e.tags);
   return e;
 }
 
@@ -282,7 +289,7 @@ function convertInto(
     let e = cache.get(s.series);
     if (!e) {
       cache.set(s.series, (e = mapSeries(s, target, job, limits, cache)));
-      if (e.key && cache.reserved.has(e.key)) e.refusal = 'duplicate';
+      if (!e.dropped && !e.refusal && cache.reserved.has(reservedKey(e.metric, e.tags))) e.refusal = 'duplicate';
     }
     // scrape_series_added counts series new to the target, as Prometheus counts those not
     // in its scrape cache: one exposed last time is not new, even if its sample was not

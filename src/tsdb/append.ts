@@ -5,14 +5,12 @@
 import { putOp, type WriteOp } from '../store/commit.js';
 import type { Sample, Summary, TagPairs, ValueColumns } from './sample.js';
 import type { EngineState } from './state.js';
-import { tagKey, type SeriesRecord, type SeriesRef } from './series-index.js';
+import { keyOf, type SeriesRecord, type SeriesRef } from './series-index.js';
 import { encodeWal, encodeWalValues } from './wal.js';
 import { seriesKey, walKey, windowOf } from './keys.js';
 
 export class Appender {
-  /** ingest hands in one array per tag set; its key string is built (and hashed) once */
-  private readonly tagKeys = new WeakMap<Sample['tags'], string>();
-  /** ...and the series it last resolved to (checked against account and metric) */
+  /** ingest hands in one array per tag set (its key string is built once: keyOf), and the series it last resolved to (checked against account and metric) */
   private readonly lastRef = new WeakMap<Sample['tags'], SeriesRef>();
   /**
    * ...and for batches in columns, the same by tag-set number: one list per numbering
@@ -115,8 +113,7 @@ export class Appender {
   }
 
   private checkUnknown(account: number, metric: string, tags: TagPairs, found: UnknownSeries): void {
-    let key = this.tagKeys.get(tags);
-    if (key === undefined) this.tagKeys.set(tags, (key = tagKey(tags)));
+    const key = keyOf(tags);
     if (this.st.index.find(account, metric, key)) return;
     const id = `${metric}\x1f${key}`;
     if (found.seen.has(id)) return;
@@ -127,8 +124,7 @@ export class Appender {
   /** The series of a sample, created (with its record in `ops`) on first sight. */
   private lookup(account: number, metric: string, tags: TagPairs, ops: WriteOp[]): SeriesRef {
     const st = this.st;
-    let key = this.tagKeys.get(tags);
-    if (key === undefined) this.tagKeys.set(tags, (key = tagKey(tags)));
+    const key = keyOf(tags);
     let ref = st.index.find(account, metric, key);
     if (!ref) {
       ref = { id: ++st.nextSeries, account, metric, tags: kept(tags) };

@@ -47,6 +47,19 @@ export function tagKey(tags: TagPairs): string {
   return parts.join('');
 }
 
+const keys = new WeakMap<TagPairs, string>();
+
+/**
+ * The tagKey of a tag-pairs array, made once for the array: the index's map, the
+ * appender's lookups and the scrape caches then hold one string a series between them.
+ * The array must not change once keyed (ingest freezes the arrays it keeps).
+ */
+export function keyOf(tags: TagPairs): string {
+  let key = keys.get(tags);
+  if (key === undefined) keys.set(tags, (key = tagKey(tags)));
+  return key;
+}
+
 export class SeriesIndex {
   private readonly accounts = new Map<number, Map<string, MetricSeries>>();
   readonly byId = new Map<number, SeriesRef>();
