@@ -147,7 +147,7 @@ export class SeriesMemo {
   sweep(): void {
     const entries = this.entries;
     for (const [series, e] of entries) if (e.seen < this.parses - 1) entries.delete(series);
-    this.strings.trim(function* () {
+    this.strings.trim(entries.size, function* () {
       for (const e of entries.values()) {
         yield e.name;
         yield* e.labels;

@@ -134,8 +134,8 @@ export class SeriesCache {
       this.numbering.release(e);
     }
     const entries = this.entries;
-    this.pairs.trim(function* () { for (const e of entries.values()) yield* e.tags; });
-    this.names.trim(function* () {
+    this.pairs.trim(entries.size, function* () { for (const e of entries.values()) yield* e.tags; });
+    this.names.trim(entries.size, function* () {
       for (const e of entries.values()) {
         yield e.spelling;
         yield e.metric;
