@@ -3,14 +3,19 @@
 // line, in the config file or in the Prometheus file it is in, like the rest of the config.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { normalizeScrape, prometheusFileSchema, type PrometheusFileSection, type ScrapeJob, type ScrapeSection } from '../scrape/config.js';
 import { ScrapeConfigError, formatSegments } from '../scrape/problems.js';
 import { lineOf, type ConfigProblem } from './describe.js';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-const validateFile = ajv.compile<PrometheusFileSection>(prometheusFileSchema);
+let validateFile: ValidateFunction<PrometheusFileSection> | null = null;
+
+/** Compiled when the first Prometheus file is read: most configs name none. */
+function fileValidator(): ValidateFunction<PrometheusFileSection> {
+  return (validateFile ??= ajv.compile<PrometheusFileSection>(prometheusFileSchema));
+}
 
 interface Parsed {
   doc: Document;
@@ -43,8 +48,9 @@ export function scrapeJobs(section: ScrapeSection, file: string, root: unknown, 
       return;
     }
     const data: unknown = doc.toJS() ?? {};
-    if (!validateFile(data)) {
-      for (const e of validateFile.errors ?? []) {
+    const validate = fileValidator();
+    if (!validate(data)) {
+      for (const e of validate.errors ?? []) {
         const segments = e.instancePath.split('/').slice(1);
         const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty: string }).additionalProperty) : null;
         const target = extra ? [...segments, extra] : segments;
