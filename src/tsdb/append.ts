@@ -156,9 +156,12 @@ export function appendPoint(st: EngineState, account: number, series: number, t:
   if (c === undefined || c.window !== w) {
     // a series moving on to its next window takes as much room as the last one used: 16
     // points growing to 146 left four arrays a series behind in the old generation
-    c = st.head.chunk(account, series, w, c !== undefined && c.window < w ? c.roomWanted : undefined);
+    const left = c !== undefined && c.window < w ? c : undefined;
+    c = st.head.chunk(account, series, w, left?.roomWanted);
     const newest = st.current[series];
     if (newest === undefined || newest.window <= w || !st.head.has(series, newest.window)) st.current[series] = c;
+    // the window left behind waits for a checkpoint as the chunk it will write
+    left?.freeze();
   }
   c.append(t, s, seq, nowMs);
 }

@@ -36,11 +36,15 @@ function isPlain(p: Points): boolean {
   return true;
 }
 
-export function encodeChunk(p: Points, windowStart: number): Buffer {
+/**
+ * `plain`: whether every point is a plain sample (count 1, min = max = last = the value);
+ * a caller that knows (head columns without summary columns) saves the scan, and its
+ * points' count, min, max, last and sumsq columns are then not read.
+ */
+export function encodeChunk(p: Points, windowStart: number, plain = isPlain(p)): Buffer {
   const w = writer;
   w.reset();
   const n = p.t.length;
-  const plain = isPlain(p);
   const lastTimes = hasLastTimes(p);
   w.uvarint(n);
   w.byte((plain ? 0 : SUMMARY | COUNT_RUNS) | (lastTimes ? LAST_TIMES : 0));

@@ -110,12 +110,17 @@ export function takeFlush(st: EngineState, chunks: readonly HeadChunk[], keepArr
 export function encodeFlush(f: Flush, put: (tier: PartTier, window: number, part: number, buf: Buffer) => void): void {
   const points: (Points | undefined)[] = [];
   const all = (i: number) => (points[i] ??= f.windows[i]!.columns.points());
+  const rolledUp = (i: number, tier: number) => f.windows[i]!.columns.rolledUp(tier, () => all(i));
   forEachPart(f, (tier, window, part, first, end) => {
-    if (tier === 0 || tier === MINUTE_RAW) return put(tier, window, part, encodeChunk(all(first), window));
+    // a window frozen since its series moved on holds its raw chunk already
+    if (tier === 0 || tier === MINUTE_RAW) {
+      const { columns } = f.windows[first]!;
+      return put(tier, window, part, columns.rawChunk ?? encodeChunk(all(first), window, columns.plain || undefined));
+    }
     if (tier === 60) return put(tier, window, part, encodeChunk(rollUp(all(first), 60), window));
-    if (end - first === 1) return put(tier, window, part, encodeChunk(f.windows[first]!.columns.rolledUp(tier), window));
+    if (end - first === 1) return put(tier, window, part, encodeChunk(rolledUp(first, tier), window));
     const rolled: Points[] = [];
-    for (let i = first; i < end; i++) rolled.push(f.windows[i]!.columns.rolledUp(tier));
+    for (let i = first; i < end; i++) rolled.push(rolledUp(i, tier));
     put(tier, window, part, encodeChunk(sortMerge(rolled), window));
   });
 }
