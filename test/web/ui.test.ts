@@ -56,12 +56,15 @@ async function run(chromiumPath: string): Promise<void> {
   const alertRes = await s.request('POST', '/v1/alerts', { json: { name: 'cpu.hot', services: [sid], conditions: [{ type: 'above', metric_name: 'cpu', threshold: 30 }] } });
   const alertId = alertRes.body.id as number;
   await s.request('POST', '/v1/alerts', { json: { name: 'disk.full', services: [sid], conditions: [{ type: 'above', metric_name: 'disk', threshold: 95 }] } });
-  // tracking starts after creation: one more point of every series, then an evaluation at its time
+  // tracking starts after creation: one more point of every series, then an evaluation at
+  // its time. After the alert's own creation time, not `now`: on a loaded machine seeding
+  // takes seconds, and a point at now + 1 then came before tracking began and never fired.
+  const after = Math.max(now, alertRes.body.created_at as number) + 1;
   for (const [key, value] of Object.entries(HOSTS)) {
     const [region, host] = key.split('/') as [string, string];
-    await s.request('POST', '/v1/measurements', { json: { tags: { region, host }, measurements: [{ name: 'cpu', time: now + 1, value }, { name: 'requests', time: now + 1, value: value / 10 }] } });
+    await s.request('POST', '/v1/measurements', { json: { tags: { region, host }, measurements: [{ name: 'cpu', time: after, value }, { name: 'requests', time: after, value: value / 10 }] } });
   }
-  await s.server.rt.alertEngine.evaluateAll(now + 2);
+  await s.server.rt.alertEngine.evaluateAll(after + 1);
   await s.server.rt.alertEngine.idle();
   await poll(async () => (hook.received.length ? true : undefined));
 
