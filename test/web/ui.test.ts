@@ -241,6 +241,9 @@ async function run(chromiumPath: string): Promise<void> {
   t.test('spaces and charts are created, edited and deleted from the UI', async (t) => {
     const { context, page, problems } = await open();
     await signIn(page);
+    // the whole list first: filled before it is drawn, 'Production' was never there to
+    // go, and the count below ran before the search's own load
+    await page.locator('.space-list a', { hasText: 'Production' }).waitFor(WAIT);
     await page.locator('#space-search').fill('Stag');
     await page.locator('.space-list a', { hasText: 'Production' }).waitFor({ state: 'detached', ...WAIT });
     t.equal(await page.locator('.space-list a', { hasText: 'Staging' }).count(), 1, 'search narrows the list');
