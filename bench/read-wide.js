@@ -1,10 +1,12 @@
-// `node bench/read-wide.js [--series 10000] [--repeat 30] [--window-seconds 900] [--split]`: the wide
+// `node bench/read-wide.js [--series 10000] [--repeat 30] [--window-seconds 900] [--split] [--live]`: the wide
 // soak's slowest read on its own, in process, no HTTP: a grouped 1-hour read at 60 s
 // (group_by region, sum of means) over series with a point every 10 s, as the soak's
 // data stands past a few window boundaries (every ended window one sealed part a tier,
 // the current one in the head). --split: the current window's points written too but the
 // last three, so its last minute is split between a part and the head, as a checkpoint
-// mid-minute leaves most series in the soak. Prints the read's p50 / p90 / max in ms. Run it with
+// mid-minute leaves most series in the soak. --live: no part of the current window is
+// written, so with --window-seconds 21600 the whole hour is read from the head, as the
+// push benchmark's live Q3 reads it right after ingest. Prints the read's p50 / p90 / max in ms. Run it with
 // `node --cpu-prof --cpu-prof-dir=DIR` for the profile of the reads (the set-up is the
 // first seconds). Build first (`npm run build`): it uses dist/.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: opt } = parseArgs({ options: { series: { type: 'string', default: '10000' }, repeat: { type: 'string', default: '30' }, 'window-seconds': { type: 'string', default: '900' }, split: { type: 'boolean', default: false } } });
+const { values: opt } = parseArgs({ options: { series: { type: 'string', default: '10000' }, repeat: { type: 'string', default: '30' }, 'window-seconds': { type: 'string', default: '900' }, split: { type: 'boolean', default: false }, live: { type: 'boolean', default: false } } });
 process.env.GW_TEST_WINDOW_SECONDS = opt['window-seconds'];
 const { Store } = await import('../dist/store/db.js');
 const { CommitQueue } = await import('../dist/store/commit.js');
@@ -26,7 +28,7 @@ const SERIES = Number(opt.series);
 const dir = mkdtempSync(join(tmpdir(), 'gw-read-wide-'));
 const store = await Store.open(dir, { sync: false });
 const commit = new CommitQueue(store.db, false);
-const engine = await Engine.open(store, commit, createLogger('silent'), { checkpointMs: 3_600_000, checkpointWalBytes: 1 << 30, sealIdleMs: 1, ...(opt.split ? { flushPoints: 1 } : {}) });
+const engine = await Engine.open(store, commit, createLogger('silent'), { checkpointMs: 3_600_000, checkpointWalBytes: 1 << 30, sealIdleMs: 1, ...(opt.split ? { flushPoints: 1 } : {}), ...(opt.live ? { flushPoints: 1e9, headMaxAgeMs: 1e12 } : {}) });
 const tags = Array.from({ length: SERIES }, (_, i) => Object.freeze([Object.freeze(['host', `host-${i}`]), Object.freeze(['region', `region-${Math.floor(i / (SERIES / 5))}`])]));
 const now = Math.floor(Date.now() / 60000) * 60;
 const started = performance.now();
