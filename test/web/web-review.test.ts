@@ -118,6 +118,8 @@ if (h) {
     t.equal(await sideways(), 0, 'the annotations menu open');
     await page.goto(`${h.base}#/metrics?metric=${metric}`);
     await page.locator('.explore-chart .chart-card[data-state="ready"]').waitFor(WAIT);
+    // and the list: it loads apart from the chart, and could be measured before it was drawn
+    await page.locator('.metric-pick', { hasText: metric }).waitFor(WAIT);
     t.equal(await sideways(), 0, 'the explorer listing a long metric name');
     await page.goto(`${h.base}#/spaces`);
     await page.locator('.space-list a').first().waitFor(WAIT);
