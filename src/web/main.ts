@@ -111,8 +111,10 @@ async function render(): Promise<void> {
     const done = await found.view({
       api, main: page, params: found.params, query: route.query, email: session.email,
       navigate: (hash) => { location.hash = hash; },
-      // replaceState fires no hashchange: the page stays as it is
-      remember: (hash) => { history.replaceState(null, '', hash); },
+      // replaceState fires no hashchange: the page stays as it is. Only while this page
+      // is the one shown: a load finishing after the person moved on (the explorer's
+      // metric list) put its own address back over the next page's
+      remember: (hash) => { if (mine === generation) history.replaceState(null, '', hash); },
       setTitle: (title) => { document.title = `${title} · Gaugeway`; },
     });
     if (mine === generation) cleanup = done;
