@@ -110,12 +110,13 @@ async function render(): Promise<void> {
   try {
     const done = await found.view({
       api, main: page, params: found.params, query: route.query, email: session.email,
-      navigate: (hash) => { location.hash = hash; },
-      // replaceState fires no hashchange: the page stays as it is. Only while this page
-      // is the one shown: a load finishing after the person moved on (the explorer's
-      // metric list) put its own address back over the next page's
+      // A page acts on the address and the title only while it is the one shown: a load
+      // finishing after the person moved on (the explorer's metric list, a space's name)
+      // put its own address or title over the next page's
+      navigate: (hash) => { if (mine === generation) location.hash = hash; },
+      // replaceState fires no hashchange: the page stays as it is
       remember: (hash) => { if (mine === generation) history.replaceState(null, '', hash); },
-      setTitle: (title) => { document.title = `${title} · Gaugeway`; },
+      setTitle: (title) => { if (mine === generation) document.title = `${title} · Gaugeway`; },
     });
     if (mine === generation) cleanup = done;
     else done?.();

@@ -1,13 +1,45 @@
-// The page's shell in a browser: addresses no page has, nothing failing at load.
+// The page's shell in a browser: addresses no page has, nothing failing at load, and a
+// page left before its answers came acting on nothing of the page that followed.
 import t from 'tap';
+import type { Page, Request, Response } from 'playwright-core';
 import { webHarness, WAIT } from './fixtures/harness.js';
 
 const h = await webHarness(t);
 
-/** Resolves once `ready()` holds, checking every 20 ms. */
-async function waitUntil(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Holds the page's requests that `matches` until released: a slow answer, for a page the
+ * person leaves before it comes.
+ */
+async function hold(page: Page, matches: (r: Request) => boolean) {
+  let letGo = () => {};
+  const held = new Promise<void>((resolve) => { letGo = resolve; });
+  let asked = false;
+  await page.route('**/*', async (route) => {
+    if (!matches(route.request())) return route.continue();
+    asked = true;
+    await held;
+    await route.continue();
+  });
+  return {
+    /** Resolves once the page has asked. */
+    async asked(): Promise<void> {
+      while (!asked) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+    /** Lets the answer through; resolves once the page has it and a moment more. */
+    async release(): Promise<Response> {
+      const answered = page.waitForResponse((r) => matches(r.request()), WAIT);
+      letGo();
+      const res = await answered;
+      await res.finished();
+      // Nothing shows that the page handled an answer that (rightly) changes nothing: a
+      // moment for it. A slow machine can only make a check after this pass without
+      // testing, never fail.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 250)));
+      return res;
+    },
+  };
 }
+
 if (h) {
   const spaceId = (await h.call('POST', '/v1/spaces', { name: 'Shell' })).id as number;
 
@@ -26,22 +58,45 @@ if (h) {
   t.test('a page left before its data came keeps out of the address of the page that followed', async (t) => {
     const { context, page, problems } = await h.open();
     await h.signIn(page);
-    // the explorer's metric list held back until the next page is on screen
-    let release = () => {};
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    let asked = false;
-    await page.route(/\/v1\/metrics\?/, async (r) => { asked = true; await held; await r.continue(); });
+    const list = await hold(page, (r) => /\/v1\/metrics\?/.test(r.url()));
     await page.goto(`${h.base}#/metrics?name=a`);
-    await waitUntil(() => asked);
+    await list.asked();
     await page.goto(`${h.base}#/spaces/${spaceId}`);
     await page.locator('h1', { hasText: 'Shell' }).waitFor(WAIT);
-    const listed = page.waitForResponse(/\/v1\/metrics\?/, WAIT);
-    release();
-    await (await listed).finished();
-    // nothing to wait on when the answer changes nothing: a moment for the page to handle
-    // it (a slow machine can only make this pass without testing, never fail)
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 250)));
-    t.match(page.url(), new RegExp(`#/spaces/${spaceId}$`), 'the address is the space\'s');
+    await list.release();
+    t.match(page.url(), new RegExp(`#/spaces/${spaceId}$`), 'the address is the space\'s, not the explorer\'s');
+    t.same(problems, []);
+    await context.close();
+  });
+
+  t.test('a page left before its data came keeps out of the title of the page that followed', async (t) => {
+    const { context, page, problems } = await h.open();
+    await h.signIn(page);
+    // the space's own answer: its name makes the title
+    const space = await hold(page, (r) => new RegExp(`/v1/spaces/${spaceId}$`).test(r.url()));
+    await page.goto(`${h.base}#/spaces/${spaceId}`);
+    await space.asked();
+    await page.goto(`${h.base}#/alerts`);
+    await page.waitForFunction(() => document.title.startsWith('Alerts'), undefined, WAIT);
+    await space.release();
+    t.equal(await page.title(), 'Alerts · Gaugeway', 'the title is the alerts page\'s');
+    t.same(problems, []);
+    await context.close();
+  });
+
+  t.test('a page left while it saved does not take the person back when the save lands', async (t) => {
+    const { context, page, problems } = await h.open();
+    await h.signIn(page);
+    // once created, the spaces page goes to the new space
+    const create = await hold(page, (r) => r.method() === 'POST' && /\/v1\/spaces$/.test(r.url()));
+    await page.goto(`${h.base}#/spaces`);
+    await page.fill('#new-space-name', 'Made while away');
+    await page.click('text=Create space');
+    await create.asked();
+    await page.goto(`${h.base}#/alerts`);
+    await page.waitForFunction(() => document.title.startsWith('Alerts'), undefined, WAIT);
+    t.equal((await create.release()).status(), 201, 'the space was created');
+    t.match(page.url(), /#\/alerts$/, 'still on the alerts page');
     t.same(problems, []);
     await context.close();
   });
