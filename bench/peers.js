@@ -112,7 +112,7 @@ async function settle(port, re, { changing = false } = {}) {
   }
 }
 
-async function startPeer(name, dataDir, scrapeConfig) {
+export async function startPeer(name, dataDir, scrapeConfig) {
   const p = PEERS[name];
   const port = await freePort();
   const child = spawn(p.binary, p.args(dataDir, port, scrapeConfig), { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -127,7 +127,7 @@ async function startPeer(name, dataDir, scrapeConfig) {
   throw new Error(`${name} did not become ready`);
 }
 
-function stopPeer(child) {
+export function stopPeer(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null) { resolve(); return; }
     child.once('exit', resolve);
