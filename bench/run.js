@@ -80,7 +80,7 @@ async function oneRun(n) {
     'http:', '  listen: "127.0.0.1:0"',
     ...(process.env.BENCH_PARSE_THREADS !== undefined ? [`  parse_threads: ${Number(process.env.BENCH_PARSE_THREADS)}`] : []),
     'log:', '  level: info',
-    'limits:', '  body_bytes: 16777216', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
+    'limits:', '  body_bytes: 16777216', '  new_series_per_hour: 0', '  rate_limit:', '    std:', '      limit: 0', '    agg:', '      limit: 0',
     'storage:', '  sync: true', ...(process.env.BENCH_WAL_BYTES ? ['  checkpoint:', `    wal_bytes: ${process.env.BENCH_WAL_BYTES}`] : []),
   ].join('\n'));
   let { child, port } = await startServer(config);
