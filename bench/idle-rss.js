@@ -1,7 +1,7 @@
 // Each system's memory at rest (issue 14's RSS bar): Gaugeway on an empty data dir and
 // each peer installed (`--peer NAME`, as bench/run.js), 15 s after it is ready, read from
 // /proc/<pid>/status: what every figure of the push benchmark's peak RSS starts from.
-// Usage: npm run build && node bench/idle-rss.js [--peer victoria-metrics] [--peer prometheus]
+// Usage: npm run bench:idle-rss [-- --peer victoria-metrics --peer prometheus]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

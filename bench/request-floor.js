@@ -8,7 +8,7 @@
 //     @koa/router over HTTPS, each sending the very bytes of Gaugeway's answer;
 //   - each peer installed (`--peer NAME`, as bench/run.js): its Q1 and Q2 in PromQL over
 //     the same data.
-// Usage: npm run build && node bench/request-floor.js [--peer victoria-metrics] [--peer prometheus]
+// Usage: npm run bench:request-floor [-- --peer victoria-metrics --peer prometheus]
 import http from 'node:http';
 import https from 'node:https';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
