@@ -18,11 +18,10 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { startServer, stopServer, replayLoad } from './server.js';
 import { METRIC } from './workload.js';
-import { PEERS, peerMissing, peerNames, peerQueries, startPeer, stopPeer } from './peers.js';
+import { PEERS, WARM_UP, peerMissing, peerNames, peerQueries, startPeer, stopPeer, warmMedian } from './peers.js';
 
 const SERIES = 10;
 const POINTS = 1440;
-const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
 const REPEAT = Number(process.env.BENCH_QUERY_REPEAT ?? 500);
 
 /** One GET's wall time in ms and its body, over the module's default keep-alive agent. */
@@ -40,13 +39,8 @@ function get(client, port, path, headers = {}) {
   });
 }
 
-async function p50(once) {
-  for (let i = 0; i < WARM_UP; i++) await once();
-  const ms = [];
-  for (let i = 0; i < REPEAT; i++) ms.push((await once()).ms);
-  ms.sort((a, b) => a - b);
-  return ms[Math.floor(ms.length / 2)];
-}
+/** The median of REPEAT timed GETs after WARM_UP untimed ones (peers.js's warmMedian). */
+const p50 = (once) => warmMedian(async () => (await once()).ms, REPEAT);
 
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
 const close = (server) => new Promise((r) => { server.closeAllConnections?.(); server.close(r); });
